@@ -1,0 +1,45 @@
+"""The `localeval` command: argument parsing and printing only; the work happens in the library."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from localeval.errors import LocalevalError
+
+
+class _Main(click.Group):
+    """Turns library errors into `Error: ...` with exit 1, and Ctrl-C into exit 130, unless --debug."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except LocalevalError as error:
+            if ctx.obj and ctx.obj.get("debug"):
+                raise
+            click.echo(f"Error: {error}", err=True)
+            sys.exit(1)
+        except KeyboardInterrupt:
+            click.echo("Interrupted.", err=True)
+            sys.exit(130)
+
+
+@click.group(cls=_Main)
+@click.option("--debug", is_flag=True, help="Show full tracebacks.")
+@click.version_option(package_name="localeval")
+@click.pass_context
+def main(ctx: click.Context, debug: bool) -> None:
+    """Evaluate RAG pipelines with local models only."""
+    ctx.ensure_object(dict)["debug"] = debug
+
+
+def _register_commands() -> None:
+    from localeval.cli import evaluate, models, prompts
+
+    main.add_command(evaluate.evaluate)
+    main.add_command(models.models)
+    main.add_command(prompts.prompts)
+
+
+_register_commands()

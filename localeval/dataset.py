@@ -1,0 +1,322 @@
+"""Read a RAG dataset file (JSONL, JSON or CSV) into Samples, reporting each bad row instead of stopping."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from localeval.errors import ConfigError, DatasetError
+from localeval.samples import ALIASES, FIELDS, TEXT_FIELDS, Sample
+
+FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv"}
+MAP_TARGETS = FIELDS + ("id",)
+_ID_LISTS = ("retrieved_context_ids", "reference_context_ids")
+_ALIAS, _CANONICAL, _MAPPED = 0, 1, 2
+_KINDS = {
+    type(None): "null", bool: "a boolean", int: "a number", float: "a number",
+    str: "a string", list: "a list", dict: "an object",
+}
+_TARGETS = f"valid targets: {', '.join(MAP_TARGETS)}"
+
+
+@dataclass(frozen=True)
+class RowError:
+    """One bad row, kept so the rest of the file still loads and every row can be fixed in one pass."""
+
+    row: int
+    id: str | None
+    field: str | None
+    problem: str
+    unit: str = field(default="line", compare=False)
+
+    def __str__(self) -> str:
+        where = f"{self.unit} {self.row}" + (f" (id {self.id})" if self.id is not None else "")
+        return f"{where}: " + (f"{self.field}: " if self.field else "") + self.problem
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A loaded file: the good rows as Samples, the bad ones as RowErrors."""
+
+    path: Path
+    format: str
+    samples: list[Sample]
+    row_errors: list[RowError]
+
+
+class _Problem(ValueError):
+    """A per-row problem; caught per field so that one bad value never hides the others."""
+
+
+def read_dataset(path: str | Path, field_map: Mapping[str, str] | None = None) -> Dataset:
+    """Load every valid row; whole-file problems raise DatasetError, row problems are listed."""
+    path = Path(path)
+    mapping = _check_map(dict(field_map or {}))
+    fmt, text = _read_text(path)
+    if fmt == "jsonl":
+        records = _jsonl_records(text)
+    elif fmt == "json":
+        records = _json_records(path, text)
+    else:
+        records = _csv_records(path, text, mapping)
+    samples, errors, count = _load(records, mapping, "row" if fmt == "json" else "line", fmt == "csv")
+    if count == 0:
+        raise DatasetError(f"{path} contains no rows" + (" (only a header)" if fmt == "csv" else ""))
+    return Dataset(path, fmt, samples, errors)
+
+
+def parse_field_map(items: Iterable[str]) -> dict[str, str]:
+    """Turn repeated `--map source=target` options into a rename table, rejecting anything ambiguous."""
+    mapping: dict[str, str] = {}
+    for item in items:
+        source, eq, target = (part.strip() for part in item.rpartition("="))
+        if not eq or not source or not target:
+            raise ConfigError(f"--map {item!r}: expected source=target, e.g. question_text=user_input; {_TARGETS}")
+        if mapping.get(source, target) != target:
+            raise ConfigError(f"--map {item!r}: '{source}' is already mapped to {mapping[source]}")
+        mapping[source] = target
+    return _check_map(mapping)
+
+
+def _check_map(mapping: dict[str, str]) -> dict[str, str]:
+    """Refuse unknown targets and two sources for one target, since either would silently lose data."""
+    sources: dict[str, str] = {}
+    for source, target in mapping.items():
+        if target not in MAP_TARGETS:
+            hint = f" ('{target}' is an old name; use {ALIASES[target]})" if target in ALIASES else ""
+            raise ConfigError(f"--map '{source}={target}': unknown target '{target}'{hint}; {_TARGETS}")
+        if target in sources:
+            raise ConfigError(f"--map: both '{sources[target]}' and '{source}' map to {target}; keep one")
+        sources[target] = source
+    return mapping
+
+
+def _read_text(path: Path) -> tuple[str, str]:
+    """Check the path and extension, then decode as UTF-8 (BOM allowed), pointing at any bad byte."""
+    if not path.exists():
+        raise DatasetError(f"dataset file not found: {path}")
+    if path.is_dir():
+        raise DatasetError(f"{path} is a directory, not a dataset file")
+    if path.suffix.lower() not in FORMATS:
+        shown = f"'{path.suffix}'" if path.suffix else "no extension"
+        raise DatasetError(f"{path}: unsupported file type ({shown}); use .jsonl, .ndjson, .json or .csv")
+    try:
+        data = path.read_bytes()
+        text = data.decode("utf-8-sig")
+    except OSError as error:
+        raise DatasetError(f"cannot read {path}: {error.strerror}") from None
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise DatasetError(f"{path} is not UTF-8 text (byte 0x{data[error.start]:02x} on line {line})") from None
+    if not text.strip():
+        raise DatasetError(f"{path} is empty")
+    return FORMATS[path.suffix.lower()], text
+
+
+def _jsonl_records(text: str) -> Iterator[tuple[int, Any]]:
+    """Split on newlines only, since U+2028 and friends may sit inside JSON strings."""
+    for number, line in enumerate(text.split("\n"), start=1):
+        if line.strip():
+            try:
+                yield number, json.loads(line)
+            except json.JSONDecodeError as error:
+                yield number, _Problem(f"not valid JSON: {error.msg} (column {error.colno})")
+
+
+def _json_records(path: Path, text: str) -> Iterator[tuple[int, Any]]:
+    """A .json file must be one list of objects; stray non-objects inside it are left as row errors."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        hint = " (one object per line? name the file .jsonl)" if error.msg == "Extra data" else ""
+        where = f"line {error.lineno}, column {error.colno}"
+        raise DatasetError(f"{path} is not valid JSON: {error.msg} at {where}{hint}") from None
+    if not isinstance(data, list) or (data and not any(isinstance(item, dict) for item in data)):
+        got = _kind(data) if not isinstance(data, list) else "a list with no objects"
+        raise DatasetError(f"{path} must contain a list of objects (one per sample), got {got}")
+    return enumerate(data, start=1)
+
+
+def _csv_records(path: Path, text: str, mapping: dict[str, str]) -> Iterator[tuple[int, Any]]:
+    """Pair each data row with the header, checking the header first because every row depends on it."""
+    rows = _csv_rows(path, text)
+    if not rows:
+        raise DatasetError(f"{path} has no header row")
+    header = [name.strip() for name in rows[0][1]]
+    for name in header:
+        if header.count(name) > 1:
+            raise DatasetError(f"{path}: column '{name}' appears more than once in the header")
+    if not any(_target(name, mapping)[0] in FIELDS for name in header):
+        known = ", ".join(FIELDS + tuple(ALIASES))
+        raise DatasetError(
+            f"{path} has no header naming a known column (first line: {_show(','.join(header))}); "
+            f"known columns: {known}; add a header row, or rename columns with --map source=target"
+        )
+    for line, cells in rows[1:]:
+        if any(cells[len(header) :]):
+            yield line, _Problem(f"has {len(cells)} cells but the header has {len(header)} columns")
+        else:
+            yield line, dict(zip(header, cells))
+
+
+def _csv_rows(path: Path, text: str) -> list[tuple[int, list[str]]]:
+    """Non-blank records with the file line each starts on, so errors point at the right line."""
+    old_limit = csv.field_size_limit(2**31 - 1)
+    reader = csv.reader(io.StringIO(text), strict=True)
+    rows, start = [], 1
+    try:
+        for cells in reader:
+            if any(cells):
+                rows.append((start, cells))
+            start = reader.line_num + 1
+    except csv.Error as error:
+        hint = " (a quote that is never closed?)" if "end of data" in str(error) else ""
+        raise DatasetError(f"{path} is not valid CSV in the record starting at line {start}: {error}{hint}") from None
+    finally:
+        csv.field_size_limit(old_limit)
+    return rows
+
+
+def _load(
+    records: Iterable[tuple[int, Any]], mapping: dict[str, str], unit: str, is_csv: bool
+) -> tuple[list[Sample], list[RowError], int]:
+    """Build Samples row by row; a bad row becomes RowErrors and is skipped, never stopping the rest."""
+    samples: list[Sample] = []
+    errors: list[RowError] = []
+    seen: dict[str, int] = {}
+    count = 0
+    for count, (row, record) in enumerate(records, start=1):
+        given_id, values, extra, problems = _parse_row(record, mapping, is_csv)
+        sample_id = given_id or str(row)
+        first = seen.setdefault(sample_id, row) if isinstance(record, dict) else row
+        if first != row:
+            note = f" (this {unit} has no id, so its {unit} number is used)" if given_id is None else ""
+            problems.append(("id", f"duplicate id '{sample_id}'{note}, first used at {unit} {first}"))
+        if problems:
+            errors.extend(RowError(row, given_id, name, text, unit) for name, text in problems)
+        else:
+            samples.append(Sample(id=sample_id, row=row, extra=extra, **values))
+    return samples, errors, count
+
+
+def _parse_row(record: Any, mapping: dict[str, str], is_csv: bool) -> tuple[str | None, dict, dict, list]:
+    """Check every field of one row, collecting all its problems so they can be fixed together."""
+    if not isinstance(record, dict):
+        problem = str(record) if isinstance(record, _Problem) else f"expected a JSON object, got {_kind(record)}"
+        return None, {}, {}, [(None, problem)]
+    groups, extra = _group(record, mapping)
+    values: dict[str, Any] = {}
+    problems: list[tuple[str | None, str]] = []
+    for target, entries in groups.items():
+        try:
+            values[target] = _value(target, _pick(entries, extra, is_csv), is_csv)
+        except _Problem as problem:
+            problems.append((target, str(problem)))
+    if not any(target in FIELDS for target in groups):
+        problems.insert(0, (None, _no_fields(record)))
+    return values.pop("id", None), values, extra, problems
+
+
+def _value(target: str, value: Any, is_csv: bool) -> Any:
+    """Check one field's type here, so that metrics never see a wrong one."""
+    if value is None:
+        return None
+    if target == "id":
+        return _id(value)
+    if target in TEXT_FIELDS:
+        if isinstance(value, str):
+            return value
+        raise _Problem(f"expected a string, got {_kind(value)}")
+    return _list(target, _cell_array(value) if is_csv else value)
+
+
+def _target(key: str, mapping: Mapping[str, str]) -> tuple[str | None, int]:
+    """Where a key goes and how strongly: --map beats a canonical name, which beats an alias."""
+    if key in mapping:
+        return mapping[key], _MAPPED
+    if key in MAP_TARGETS:
+        return key, _CANONICAL
+    return ALIASES.get(key), _ALIAS
+
+
+def _group(record: dict[str, Any], mapping: Mapping[str, str]) -> tuple[dict[str, list], dict[str, Any]]:
+    """Collect the keys feeding each field; keys feeding none are kept as extra."""
+    groups: dict[str, list[tuple[int, str, Any]]] = {}
+    extra: dict[str, Any] = {}
+    for key, value in record.items():
+        target, rank = _target(key, mapping)
+        if target is None:
+            extra[key] = value
+        else:
+            groups.setdefault(target, []).append((rank, key, value))
+    return groups, extra
+
+
+def _pick(entries: list[tuple[int, str, Any]], extra: dict[str, Any], is_csv: bool) -> Any:
+    """One value per field: a --map source displaces others into extra; an alias must agree with its name."""
+    if any(rank == _MAPPED for rank, _, _ in entries):
+        extra.update((key, value) for rank, key, value in entries if rank != _MAPPED)
+        entries = [entry for entry in entries if entry[0] == _MAPPED]
+    present = [(key, value) for _, key, value in entries if value is not None and not (is_csv and value == "")]
+    for key, value in present[1:]:
+        if value != present[0][1]:
+            raise _Problem(f"'{present[0][0]}' and '{key}' are both given, with different values; keep one")
+    return present[0][1] if present else None
+
+
+def _id(value: Any) -> str | None:
+    """Ids may be strings or integers; an empty one counts as missing."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    if isinstance(value, str):
+        return value or None
+    raise _Problem(f"expected a string or integer, got {_kind(value)}")
+
+
+def _cell_array(cell: str) -> Any:
+    """A CSV list cell is a JSON array; say how to write one when it is not."""
+    if not cell.strip():
+        return None
+    try:
+        value = json.loads(cell)
+    except ValueError:
+        value = None
+    if not isinstance(value, list):
+        raise _Problem(f'not a JSON array: {_show(cell)}; write list cells like ["first", "second"]')
+    return value
+
+
+def _list(target: str, value: Any) -> tuple[str, ...] | None:
+    """Lists hold strings only (id lists may hold integers), naming the first bad item's index."""
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        raise _Problem(f"expected a list of strings, got {_kind(value)}")
+    ids = target in _ID_LISTS
+    items = [str(item) if ids and isinstance(item, int) and not isinstance(item, bool) else item for item in value]
+    for index, item in enumerate(items):
+        if not isinstance(item, str):
+            wanted = "a string or integer" if ids else "a string"
+            raise _Problem(f"item at index {index} is {_kind(item)}; expected {wanted}")
+    return tuple(items)
+
+
+def _no_fields(record: dict[str, Any]) -> str:
+    """List what the row did have, since the usual cause is a misspelt or unmapped key."""
+    had = f"its keys are {', '.join(map(repr, record))}" if record else "it is empty"
+    return f"no known fields ({had}); expected some of {', '.join(FIELDS)}, or use --map source=target"
+
+
+def _kind(value: Any) -> str:
+    """JSON's name for a value's type, as users see it in their files."""
+    return _KINDS.get(type(value), type(value).__name__)
+
+
+def _show(text: str, limit: int = 40) -> str:
+    """Quote a user value, shortened so a long cell does not flood the message."""
+    return repr(text if len(text) <= limit else text[: limit - 3] + "...")

@@ -1,0 +1,121 @@
+"""The judge: a local GGUF model run by llama-cpp-python, answering in JSON constrained by a grammar."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Protocol
+
+from localeval.errors import ModelFileError
+
+Message = dict[str, str]
+
+
+@dataclass(frozen=True)
+class JudgeConfig:
+    """Everything that changes what the judge says or how fast it says it."""
+
+    n_ctx: int = 8192
+    n_threads: int | None = None  # None: every core this process may use
+    n_gpu_layers: int = 0  # -1 offloads every layer when llama-cpp-python is built with CUDA
+    seed: int = 0
+    temperature: float = 0.0
+    vote_temperature: float = 0.7  # for independent votes (aspect critique)
+    chat_template: Path | None = None  # Jinja file, for GGUF files that carry no chat template
+
+    def threads(self) -> int:
+        return self.n_threads or len(os.sched_getaffinity(0))
+
+
+@dataclass(frozen=True)
+class Generation:
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    seconds: float
+    truncated: bool  # stopped by the token budget before the model closed its answer
+
+
+class ContextOverflow(Exception):
+    """The prompt plus the output budget does not fit the context window."""
+
+    def __init__(self, prompt_tokens: int, max_tokens: int, n_ctx: int):
+        super().__init__(f"prompt {prompt_tokens} + output {max_tokens} tokens > context {n_ctx}")
+        self.prompt_tokens = prompt_tokens
+
+
+class Judge(Protocol):
+    """The one judge interface; tests inject faults with their own implementation."""
+
+    n_ctx: int
+
+    def generate(self, messages: list[Message], schema: dict[str, Any], max_tokens: int,
+                 seed: int, temperature: float) -> Generation: ...
+
+
+@dataclass
+class GGUFJudge:
+    """A GGUF model loaded from a local file. Only local paths: nothing is ever downloaded."""
+
+    path: Path
+    config: JudgeConfig = field(default_factory=JudgeConfig)
+
+    def __post_init__(self) -> None:
+        from llama_cpp import Llama
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        try:
+            self._llm = Llama(model_path=str(self.path), n_ctx=self.config.n_ctx, n_threads=self.config.threads(),
+                              n_threads_batch=self.config.threads(), n_gpu_layers=self.config.n_gpu_layers,
+                              seed=self.config.seed, verbose=False)
+        except (ValueError, RuntimeError) as error:
+            raise ModelFileError(f"llama.cpp could not load {self.path}: {error}") from None
+        self.n_ctx = self._llm.n_ctx()
+        template = self._chat_template()
+        model = self._llm._model
+        self._formatter = Jinja2ChatFormatter(template=template, eos_token=model.token_get_text(model.token_eos()),
+                                              bos_token=model.token_get_text(model.token_bos()))
+
+    def _chat_template(self) -> str:
+        if self.config.chat_template is not None:
+            try:
+                return self.config.chat_template.read_text(encoding="utf-8")
+            except OSError as error:
+                raise ModelFileError(f"Cannot read chat template {self.config.chat_template}: {error.strerror}") from None
+        template = self._llm.metadata.get("tokenizer.chat_template")
+        if not template:
+            raise ModelFileError(f"{self.path} has no chat template in its metadata; "
+                                 "give one with --chat-template FILE (a Jinja chat template).")
+        return template
+
+    def prompt_tokens(self, messages: list[Message]) -> list[int]:
+        prompt = self._formatter(messages=messages).prompt
+        # The template writes the special tokens (BOS, turn markers) itself.
+        return self._llm.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
+
+    def generate(self, messages: list[Message], schema: dict[str, Any], max_tokens: int,
+                 seed: int, temperature: float) -> Generation:
+        tokens = self.prompt_tokens(messages)
+        if len(tokens) + max_tokens > self.n_ctx:
+            raise ContextOverflow(len(tokens), max_tokens, self.n_ctx)
+        started = time.perf_counter()
+        reply = self._llm.create_completion(prompt=tokens, max_tokens=max_tokens, temperature=temperature,
+                                            seed=seed, grammar=_grammar(json.dumps(schema, sort_keys=True)))
+        seconds = time.perf_counter() - started
+        choice = reply["choices"][0]
+        usage = reply["usage"]
+        return Generation(text=choice["text"], prompt_tokens=usage["prompt_tokens"],
+                          completion_tokens=usage["completion_tokens"], seconds=seconds,
+                          truncated=choice["finish_reason"] == "length")
+
+
+@lru_cache(maxsize=64)
+def _grammar(schema_json: str):
+    """Grammars are compiled once per schema, not once per call."""
+    from llama_cpp import LlamaGrammar
+
+    return LlamaGrammar.from_json_schema(schema_json, verbose=False)

@@ -1,0 +1,62 @@
+"""What a metric is: its fields, its judge steps and models, and a program that turns step outputs into a score.
+
+A metric's `compute(sample)` is a generator: it yields a `Call` (or a list of calls) and receives the
+step output(s) back, then returns a `Score`. The runner decides when and in which order calls run,
+shares identical calls between metrics, and turns any failed call into a NaN with its reason.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Generator
+from dataclasses import dataclass, field
+from typing import Any
+
+from localeval.samples import Sample
+from localeval.steps import Call
+
+MetricProgram = Generator[Call | list[Call], Any, "Score"]
+
+
+@dataclass(frozen=True)
+class Score:
+    """A score with the evidence behind it; a score that cannot be computed is NaN with a reason code."""
+
+    value: float
+    reason: str | None = None
+    evidence: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def nan(cls, reason: str, **evidence: Any) -> Score:
+        return cls(math.nan, reason, evidence)
+
+    @property
+    def is_nan(self) -> bool:
+        return math.isnan(self.value)
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str
+    required: tuple[str, ...]
+    steps: tuple[str, ...]
+    models: tuple[str, ...]
+    score_range: tuple[float, float]
+    description: str
+    compute: Callable[[Sample], MetricProgram]
+
+
+METRICS: dict[str, Metric] = {}
+
+
+def metric(name: str, *, required: tuple[str, ...], steps: tuple[str, ...] = (), models: tuple[str, ...] = (),
+           score_range: tuple[float, float] = (0.0, 1.0)) -> Callable[[Callable[[Sample], MetricProgram]], Metric]:
+    """Declare a metric; its docstring's first line is its description."""
+
+    def register(compute: Callable[[Sample], MetricProgram]) -> Metric:
+        description = (compute.__doc__ or "").strip().splitlines()[0]
+        declared = Metric(name, required, steps, models, score_range, description, compute)
+        METRICS[name] = declared
+        return declared
+
+    return register

@@ -1,0 +1,33 @@
+"""The terminal summary of a run, rendered from the saved result object."""
+
+from __future__ import annotations
+
+import math
+
+from localeval.results import RunResult
+
+
+def summary_table(result: RunResult) -> str:
+    """A plain-text table: one line per metric, then the judge's work and any rows that were skipped."""
+    header = ("metric", "mean", "scored", "NaN", "NaN reasons")
+    rows = [header]
+    for name, summary in result.summaries.items():
+        reasons = ", ".join(f"{reason} ×{count}" for reason, count in summary.nan_reasons.items())
+        mean = "—" if math.isnan(summary.mean) else f"{summary.mean:.3f}"
+        rows.append((name, mean, str(summary.count), str(summary.nan_count), reasons))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
+    lines.insert(1, "  ".join("-" * width for width in widths))
+    usage = result.usage()
+    samples = len(result.samples) or 1
+    lines.append("")
+    lines.append(f"{len(result.samples)} samples; judge: {usage.calls} calls ({usage.cached_calls} reused), "
+                 f"{usage.prompt_tokens + usage.completion_tokens} tokens "
+                 f"({(usage.prompt_tokens + usage.completion_tokens) / samples:.0f}/sample), "
+                 f"{usage.seconds:.1f} s ({usage.seconds / samples:.2f} s/sample)")
+    if result.row_errors:
+        lines.append(f"{len(result.row_errors)} row(s) skipped:")
+        lines.extend(f"  {error}" for error in result.row_errors)
+    if result.interrupted:
+        lines.append("Interrupted: scores not yet computed are NaN with reason 'interrupted'.")
+    return "\n".join(lines)

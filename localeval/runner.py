@@ -1,0 +1,135 @@
+"""Drives the metric programs over all samples: scheduling, sharing of calls, and failures as NaN.
+
+Calls are run in rounds. In each round every waiting program's calls are grouped by step, and each
+step runs for all samples in a row, so the judge's KV cache keeps the step's instruction and
+few-shot prefix between calls. Identical calls from different metrics run once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from localeval.metrics import Metric, MetricProgram, Score
+from localeval.samples import Sample
+from localeval.step_executor import CallUsage, StepExecutor, StepOutcome
+from localeval.steps import Call
+
+Progress = Callable[[str, int, int], None]  # step name, calls done, calls in this round
+
+
+@dataclass
+class Usage:
+    """Judge work attributed to one sample (cached calls cost nothing)."""
+
+    calls: int = 0
+    cached_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+
+    def add(self, usage: CallUsage) -> None:
+        if usage.cached:
+            self.cached_calls += 1
+            return
+        self.calls += usage.attempts
+        self.prompt_tokens += usage.prompt_tokens
+        self.completion_tokens += usage.completion_tokens
+        self.seconds += usage.seconds
+
+
+@dataclass
+class SampleScores:
+    sample: Sample
+    lang: str
+    scores: dict[str, Score] = field(default_factory=dict)
+    usage: Usage = field(default_factory=Usage)
+
+
+@dataclass
+class _Task:
+    """One metric program on one sample, and the call(s) it is waiting for."""
+
+    index: int
+    metric: Metric
+    program: MetricProgram
+    waiting: list[Call] = field(default_factory=list)
+    wants_list: bool = False
+
+
+def run_metrics(samples: list[Sample], metrics: list[Metric], executor: StepExecutor | None,
+                lang_of: Callable[[Sample], str], progress: Progress | None = None) -> list[SampleScores]:
+    """Score every sample with every metric. On Ctrl-C, unfinished scores become NaN `interrupted`."""
+    results = [SampleScores(sample, lang_of(sample)) for sample in samples]
+    tasks = []
+    for index, result in enumerate(results):
+        for metric in metrics:
+            if missing := result.sample.missing(metric.required):
+                result.scores[metric.name] = Score.nan(f"missing_field:{missing[0]}")
+                continue
+            task = _Task(index, metric, metric.compute(result.sample))
+            if _advance(task, results, None):
+                tasks.append(task)
+    try:
+        while tasks:
+            outcomes = _run_round(tasks, results, executor, progress)
+            tasks = [task for task in tasks if _resume(task, results, outcomes)]
+    except KeyboardInterrupt:
+        for task in tasks:
+            task.program.close()
+            results[task.index].scores[task.metric.name] = Score.nan("interrupted")
+    return results
+
+
+def _run_round(tasks: list[_Task], results: list[SampleScores], executor: StepExecutor | None,
+               progress: Progress | None) -> dict[tuple[int, Call], StepOutcome]:
+    outcomes: dict[tuple[int, Call], StepOutcome] = {}
+    for step, requests in _group_by_step(tasks):
+        for done, (index, call) in enumerate(requests, start=1):
+            if (index, call) not in outcomes:
+                if executor is None:
+                    raise RuntimeError(f"step '{step}' needs a judge, but none was loaded")
+                outcome = executor.run(call, results[index].lang)
+                results[index].usage.add(outcome.usage)
+                outcomes[(index, call)] = outcome
+            if progress:
+                progress(step, done, len(requests))
+    return outcomes
+
+
+def _group_by_step(tasks: list[_Task]) -> Iterator[tuple[str, list[tuple[int, Call]]]]:
+    """Steps in order of first request; within a step, sample order, then the metric's own call order."""
+    groups: dict[str, list[tuple[int, Call]]] = {}
+    for task in sorted(tasks, key=lambda t: t.index):
+        for call in task.waiting:
+            groups.setdefault(call.step, []).append((task.index, call))
+    yield from groups.items()
+
+
+def _resume(task: _Task, results: list[SampleScores], outcomes: dict[tuple[int, Call], StepOutcome]) -> bool:
+    received = [outcomes[(task.index, call)] for call in task.waiting]
+    failures = [(call, outcome) for call, outcome in zip(task.waiting, received) if outcome.failure]
+    if failures:
+        call, failed = failures[0]
+        task.program.close()
+        results[task.index].scores[task.metric.name] = Score.nan(failed.failure, step=call.step, detail=failed.detail)
+        return False
+    outputs = [outcome.output for outcome in received]
+    return _advance(task, results, outputs if task.wants_list else outputs[0])
+
+
+def _advance(task: _Task, results: list[SampleScores], value: object) -> bool:
+    """Send `value` into the program; True while it still waits for calls."""
+    try:
+        request = task.program.send(value)
+    except StopIteration as finished:
+        results[task.index].scores[task.metric.name] = finished.value
+        return False
+    except Exception as error:  # a bug in one metric must not end the run
+        results[task.index].scores[task.metric.name] = Score.nan("metric_error", detail=f"{type(error).__name__}: {error}")
+        return False
+    task.wants_list = isinstance(request, list)
+    task.waiting = list(request) if task.wants_list else [request]
+    if not task.waiting:
+        return _advance(task, results, [])
+    return True

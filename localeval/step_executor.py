@@ -1,0 +1,147 @@
+"""Running one judge step: prompt rendering, the JSON grammar, tolerant parsing, retries and caching.
+
+Every way a call can fail ends as a reason code, never as an exception: `context_overflow`,
+`judge_truncated`, `judge_unparseable`, `judge_invalid`, `judge_timeout`, `judge_error`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from localeval.judge import ContextOverflow, Judge, JudgeConfig
+from localeval.prompts import PromptLibrary
+from localeval.steps import STEPS, Call, Step
+
+
+@dataclass(frozen=True)
+class CallUsage:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+    attempts: int = 0
+    cached: bool = False
+
+
+@dataclass(frozen=True)
+class StepOutcome:
+    """The validated output of a step, or the reason it has none."""
+
+    output: BaseModel | None
+    failure: str | None = None
+    detail: str | None = None
+    usage: CallUsage = CallUsage()
+
+
+def parse_json_answer(text: str) -> Any | None:
+    """The outermost JSON object in `text`, tolerating raw control characters inside strings."""
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end < start:
+        return None
+    try:
+        return json.loads(text[start:end + 1], strict=False)
+    except json.JSONDecodeError:
+        return None
+
+
+class CallCache:
+    """Judge outputs by call key, kept in memory and appended to a JSONL file so an interrupted run resumes."""
+
+    def __init__(self, path: Path | None = None):
+        self.path = path
+        self._outputs: dict[str, dict[str, Any]] = {}
+        if path is not None and path.exists():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                try:
+                    entry = json.loads(line)
+                    self._outputs[entry["key"]] = entry["output"]
+                except (json.JSONDecodeError, KeyError, TypeError):
+                    continue  # a line cut short by an interrupted write
+
+    def __len__(self) -> int:
+        return len(self._outputs)
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        return self._outputs.get(key)
+
+    def put(self, key: str, output: dict[str, Any]) -> None:
+        self._outputs[key] = output
+        if self.path is not None:
+            with self.path.open("a", encoding="utf-8") as file:
+                file.write(json.dumps({"key": key, "output": output}, ensure_ascii=False) + "\n")
+
+
+class StepExecutor:
+    """Runs step calls on one judge; identical calls (same inputs, prompt, model, seed) run once."""
+
+    def __init__(self, judge: Judge, judge_id: str, prompts: PromptLibrary, config: JudgeConfig,
+                 cache: CallCache | None = None):
+        self.judge = judge
+        self.judge_id = judge_id
+        self.prompts = prompts
+        self.config = config
+        self.cache = cache or CallCache()
+
+    def run(self, call: Call, lang: str) -> StepOutcome:
+        step = STEPS[call.step]
+        template = self.prompts.get(call.step, lang)
+        seed, temperature = self._sampling(call.vote)
+        key = _call_key(self.judge_id, template.sha256, call, lang, seed, temperature)
+        if (cached := self.cache.get(key)) is not None:
+            return StepOutcome(step.output.model_validate(cached), usage=CallUsage(cached=True))
+        inputs = call.input_dict()
+        outcome = self._generate(step, template.messages(inputs), step.json_schema(inputs), step.token_budget(inputs),
+                                 seed, temperature)
+        if outcome.output is not None:
+            self.cache.put(key, outcome.output.model_dump(mode="json"))
+        return outcome
+
+    def _sampling(self, vote: int) -> tuple[int, float]:
+        if vote == 0:
+            return self.config.seed, self.config.temperature
+        return self.config.seed + vote, self.config.vote_temperature
+
+    def _generate(self, step: Step, messages: list[dict[str, str]], schema: dict[str, Any], budget: int,
+                  seed: int, temperature: float) -> StepOutcome:
+        """One attempt at the step's budget; if the answer is cut off, one more at twice the budget."""
+        usage = CallUsage()
+        for attempt, max_tokens in enumerate((budget, budget * 2)):
+            try:
+                generation = self.judge.generate(messages, schema, max_tokens, seed, temperature)
+            except ContextOverflow as overflow:
+                if attempt:
+                    return StepOutcome(None, "judge_truncated", f"answer exceeded {budget} tokens; "
+                                       f"no room for {max_tokens} in a context of {self.judge.n_ctx}", usage)
+                detail = (f"prompt needs {overflow.prompt_tokens} tokens plus {max_tokens} for the answer; "
+                          f"context is {self.judge.n_ctx}")
+                return StepOutcome(None, "context_overflow", detail, usage)
+            except TimeoutError as error:
+                return StepOutcome(None, "judge_timeout", str(error), usage)
+            except Exception as error:  # a judge failure must cost one score, not the run
+                return StepOutcome(None, "judge_error", f"{type(error).__name__}: {error}", usage)
+            usage = CallUsage(usage.prompt_tokens + generation.prompt_tokens,
+                              usage.completion_tokens + generation.completion_tokens,
+                              usage.seconds + generation.seconds, usage.attempts + 1)
+            if not generation.truncated:
+                return _validate(step, generation.text, usage)
+        return StepOutcome(None, "judge_truncated", f"answer exceeded {budget * 2} tokens", usage)
+
+
+def _validate(step: Step, text: str, usage: CallUsage) -> StepOutcome:
+    data = parse_json_answer(text)
+    if data is None:
+        return StepOutcome(None, "judge_unparseable", text[:200], usage)
+    try:
+        return StepOutcome(step.output.model_validate(data), usage=usage)
+    except ValidationError as error:
+        return StepOutcome(None, "judge_invalid", str(error.errors()[0]["msg"]), usage)
+
+
+def _call_key(judge_id: str, prompt_sha: str, call: Call, lang: str, seed: int, temperature: float) -> str:
+    payload = json.dumps([judge_id, call.step, prompt_sha, lang, call.inputs, seed, temperature], ensure_ascii=False)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()

@@ -1,0 +1,71 @@
+"""A judge step: one prompt file, its named inputs, and the JSON schema its answer must follow."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+StepInput = str | Sequence[str]
+
+
+@dataclass(frozen=True)
+class Aligned:
+    """The answer's list `output_field` has exactly one item per element of the input `input_name`.
+
+    The grammar then enforces the count, so a small judge can neither skip an item nor ramble past
+    the last one, and the token budget grows with the input.
+    """
+
+    input_name: str
+    output_field: str
+    tokens_per_item: int
+
+
+@dataclass(frozen=True)
+class Step:
+    """What a judge call asks for. The prompt text lives in prompts/<lang>/<name>.toml."""
+
+    name: str
+    inputs: tuple[str, ...]
+    output: type[BaseModel]
+    max_tokens: int
+    description: str
+    aligned: Aligned | None = None
+
+    def json_schema(self, inputs: Mapping[str, StepInput] | None = None) -> dict[str, Any]:
+        schema = self.output.model_json_schema()
+        if self.aligned and inputs is not None:
+            schema = copy.deepcopy(schema)
+            count = len(inputs[self.aligned.input_name])
+            schema["properties"][self.aligned.output_field].update(minItems=count, maxItems=count)
+        return schema
+
+    def token_budget(self, inputs: Mapping[str, StepInput]) -> int:
+        if self.aligned is None:
+            return self.max_tokens
+        return self.max_tokens + self.aligned.tokens_per_item * len(inputs[self.aligned.input_name])
+
+
+@dataclass(frozen=True)
+class Call:
+    """A request, made by a metric, to run one step on given inputs.
+
+    `vote` distinguishes independent samples of the same step (aspect critique's strictness):
+    vote 0 is greedy decoding; other votes use their own seed at the configured vote temperature.
+    """
+
+    step: str
+    inputs: tuple[tuple[str, StepInput], ...]
+    vote: int = 0
+
+    @classmethod
+    def of(cls, step: str, vote: int = 0, **inputs: StepInput) -> Call:
+        frozen = tuple(sorted((k, tuple(v) if isinstance(v, (list, tuple)) else v) for k, v in inputs.items()))
+        return cls(step, frozen, vote)
+
+    def input_dict(self) -> Mapping[str, StepInput]:
+        return dict(self.inputs)

@@ -1,0 +1,66 @@
+"""Text handling shared by steps and metrics: sentence splitting that knows CJK punctuation."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_OPENERS = "「『（(【〔《〈“‘\"'"
+_CLOSERS = {"「": "」", "『": "』", "（": "）", "(": ")", "【": "】", "〔": "〕", "《": "》", "〈": "〉"}
+_CJK_ENDS = "。！？!?｡"
+_LATIN_ENDS = ".!?"
+_TRAILERS = "」』）)】〕》〉”’\"'"
+# Abbreviations after which a full stop does not end an English sentence.
+_ABBREVIATIONS = {"mr", "mrs", "ms", "dr", "prof", "st", "jr", "sr", "vs", "etc", "e.g", "i.e", "no", "fig", "approx",
+                  "inc", "ltd", "co", "u.s", "u.k", "a.m", "p.m", "jan", "feb", "mar", "apr", "jun", "jul", "aug",
+                  "sep", "sept", "oct", "nov", "dec"}
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of `text`, ending at . ! ? 。！？ and line breaks; quotes 「」『』 and brackets （） stay whole."""
+    sentences: list[str] = []
+    for line in re.split(r"\n+", text):
+        sentences.extend(_split_line(line))
+    return [s for s in (s.strip() for s in sentences) if s]
+
+
+def _split_line(line: str) -> list[str]:
+    pieces, start, depth_stack = [], 0, []
+    i = 0
+    while i < len(line):
+        char = line[i]
+        if char in _CLOSERS:
+            depth_stack.append(_CLOSERS[char])
+        elif depth_stack and char == depth_stack[-1]:
+            depth_stack.pop()
+        elif not depth_stack and _ends_sentence(line, i):
+            end = i + 1
+            while end < len(line) and (line[end] in _CJK_ENDS + _LATIN_ENDS or line[end] in _TRAILERS):
+                end += 1
+            pieces.append(line[start:end])
+            start = i = end
+            continue
+        i += 1
+    pieces.append(line[start:])
+    return pieces
+
+
+def _ends_sentence(line: str, i: int) -> bool:
+    char = line[i]
+    if char in _CJK_ENDS:
+        return True
+    if char not in _LATIN_ENDS:
+        return False
+    rest = line[i + 1:]
+    if rest and not rest[0].isspace() and rest[0] not in _TRAILERS:
+        return False  # 3.5, e.g., www.example
+    if char == ".":
+        word = re.search(r"([\w.]+)$", line[:i])
+        if word and (word.group(1).lower() in _ABBREVIATIONS or len(word.group(1)) == 1):
+            return False  # Dr. Smith, J. R. R. Tolkien
+    return True
+
+
+def normalize(text: str) -> str:
+    """NFKC (full-width to half-width), case-folded, whitespace collapsed: for comparing entities and strings."""
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
