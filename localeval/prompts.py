@@ -104,15 +104,14 @@ class PromptLibrary:
 
     def export(self, target: Path) -> list[Path]:
         """Copy the default prompt files to `target`, keeping the <lang>/<step>.toml layout; never overwrite."""
-        written = []
-        for step, lang in self.available():
-            destination = target / lang / f"{step}.toml"
-            if destination.exists():
-                raise PromptFileError(f"{destination} already exists; export into an empty folder.")
+        pairs = [(self.default_dir / lang / f"{step}.toml", target / lang / f"{step}.toml")
+                 for step, lang in self.available()]
+        if existing := [destination for _, destination in pairs if destination.exists()]:
+            raise PromptFileError(f"{existing[0]} already exists; export into an empty folder.")
+        for source, destination in pairs:
             destination.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(self.default_dir / lang / f"{step}.toml", destination)
-            written.append(destination)
-        return written
+            shutil.copyfile(source, destination)
+        return [destination for _, destination in pairs]
 
 
 def _check_override_dir(directory: Path) -> None:

@@ -21,13 +21,17 @@ def summary_table(result: RunResult) -> str:
     usage = result.usage()
     samples = len(result.samples) or 1
     lines.append("")
-    lines.append(f"{len(result.samples)} samples; judge: {usage.calls} calls ({usage.cached_calls} reused), "
+    lines.append(f"{_count(len(result.samples), 'sample')}; judge: {usage.calls} calls ({usage.cached_calls} reused), "
                  f"{usage.prompt_tokens + usage.completion_tokens} tokens "
                  f"({(usage.prompt_tokens + usage.completion_tokens) / samples:.0f}/sample), "
                  f"{usage.seconds:.1f} s ({usage.seconds / samples:.2f} s/sample)")
     if result.row_errors:
-        lines.append(f"{len(result.row_errors)} row(s) skipped:")
+        lines.append(f"{_count(len(result.row_errors), 'row')} skipped:")
         lines.extend(f"  {error}" for error in result.row_errors)
     if result.interrupted:
         lines.append("Interrupted: scores not yet computed are NaN with reason 'interrupted'.")
     return "\n".join(lines)
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"

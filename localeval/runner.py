@@ -78,6 +78,8 @@ def run_metrics(samples: list[Sample], metrics: list[Metric], executor: StepExec
         for task in tasks:
             task.program.close()
             results[task.index].scores[task.metric.name] = Score.nan("interrupted")
+    for result in results:  # metrics finish in any order; report them in the order asked for
+        result.scores = {metric.name: result.scores[metric.name] for metric in metrics}
     return results
 
 

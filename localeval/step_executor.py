@@ -49,31 +49,44 @@ def parse_json_answer(text: str) -> Any | None:
         return None
 
 
+# Failures that the same call would repeat (greedy decoding): cached so a rerun does not pay for them
+# again. Timeouts, errors and context overflows depend on the machine or the settings: retried.
+_REPEATABLE_FAILURES = {"judge_truncated", "judge_unparseable", "judge_invalid"}
+
+
 class CallCache:
-    """Judge outputs by call key, kept in memory and appended to a JSONL file so an interrupted run resumes."""
+    """Judge answers (outputs or repeatable failures) by call key, in memory and in a JSONL file.
+
+    The file makes an interrupted run resumable: a rerun into the same folder reuses every entry.
+    """
 
     def __init__(self, path: Path | None = None):
         self.path = path
-        self._outputs: dict[str, dict[str, Any]] = {}
+        self._entries: dict[str, dict[str, Any]] = {}
+        self._cut_short = False  # the file ends without a newline: the next entry must start on a new line
         if path is not None and path.exists():
-            for line in path.read_text(encoding="utf-8").splitlines():
+            text = path.read_text(encoding="utf-8")
+            self._cut_short = bool(text) and not text.endswith("\n")
+            for line in text.split("\n"):  # not splitlines(): U+2028 and \x85 may sit inside JSON strings
                 try:
                     entry = json.loads(line)
-                    self._outputs[entry["key"]] = entry["output"]
+                    self._entries[entry["key"]] = entry["entry"]
                 except (json.JSONDecodeError, KeyError, TypeError):
                     continue  # a line cut short by an interrupted write
 
     def __len__(self) -> int:
-        return len(self._outputs)
+        return len(self._entries)
 
     def get(self, key: str) -> dict[str, Any] | None:
-        return self._outputs.get(key)
+        return self._entries.get(key)
 
-    def put(self, key: str, output: dict[str, Any]) -> None:
-        self._outputs[key] = output
+    def put(self, key: str, entry: dict[str, Any]) -> None:
+        self._entries[key] = entry
         if self.path is not None:
             with self.path.open("a", encoding="utf-8") as file:
-                file.write(json.dumps({"key": key, "output": output}, ensure_ascii=False) + "\n")
+                file.write(("\n" if self._cut_short else "") + json.dumps({"key": key, "entry": entry},
+                                                                          ensure_ascii=False) + "\n")
+            self._cut_short = False
 
 
 class StepExecutor:
@@ -85,20 +98,22 @@ class StepExecutor:
         self.judge_id = judge_id
         self.prompts = prompts
         self.config = config
-        self.cache = cache or CallCache()
+        self.cache = cache if cache is not None else CallCache()  # an empty cache is falsy (__len__)
 
     def run(self, call: Call, lang: str) -> StepOutcome:
         step = STEPS[call.step]
         template = self.prompts.get(call.step, lang)
         seed, temperature = self._sampling(call.vote)
         key = _call_key(self.judge_id, template.sha256, call, lang, seed, temperature)
-        if (cached := self.cache.get(key)) is not None:
-            return StepOutcome(step.output.model_validate(cached), usage=CallUsage(cached=True))
+        if (cached := _from_cache(step, self.cache.get(key))) is not None:
+            return cached
         inputs = call.input_dict()
         outcome = self._generate(step, template.messages(inputs), step.json_schema(inputs), step.token_budget(inputs),
                                  seed, temperature)
         if outcome.output is not None:
-            self.cache.put(key, outcome.output.model_dump(mode="json"))
+            self.cache.put(key, {"output": outcome.output.model_dump(mode="json")})
+        elif outcome.failure in _REPEATABLE_FAILURES:
+            self.cache.put(key, {"failure": outcome.failure, "detail": outcome.detail})
         return outcome
 
     def _sampling(self, vote: int) -> tuple[int, float]:
@@ -130,6 +145,18 @@ class StepExecutor:
             if not generation.truncated:
                 return _validate(step, generation.text, usage)
         return StepOutcome(None, "judge_truncated", f"answer exceeded {budget * 2} tokens", usage)
+
+
+def _from_cache(step: Step, entry: Any) -> StepOutcome | None:
+    """The cached outcome, or None for a miss, including an entry that no longer fits the step's schema."""
+    if not isinstance(entry, dict):
+        return None
+    if isinstance(entry.get("failure"), str):
+        return StepOutcome(None, entry["failure"], entry.get("detail"), CallUsage(cached=True))
+    try:
+        return StepOutcome(step.output.model_validate(entry.get("output")), usage=CallUsage(cached=True))
+    except ValidationError:
+        return None
 
 
 def _validate(step: Step, text: str, usage: CallUsage) -> StepOutcome:

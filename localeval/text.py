@@ -5,9 +5,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
-_OPENERS = "「『（(【〔《〈“‘\"'"
 _CLOSERS = {"「": "」", "『": "』", "（": "）", "(": ")", "【": "】", "〔": "〕", "《": "》", "〈": "〉"}
-_CJK_ENDS = "。！？!?｡"
+_CJK_ENDS = "。！？｡"
 _LATIN_ENDS = ".!?"
 _TRAILERS = "」』）)】〕》〉”’\"'"
 # Abbreviations after which a full stop does not end an English sentence.
@@ -56,8 +55,11 @@ def _ends_sentence(line: str, i: int) -> bool:
         return False  # 3.5, e.g., www.example
     if char == ".":
         word = re.search(r"([\w.]+)$", line[:i])
-        if word and (word.group(1).lower() in _ABBREVIATIONS or len(word.group(1)) == 1):
+        initial = word is not None and len(word.group(1)) == 1 and word.group(1).isalpha()  # not a digit: "is 8."
+        if word and (word.group(1).lower() in _ABBREVIATIONS or initial):
             return False  # Dr. Smith, J. R. R. Tolkien
+        if re.fullmatch(r"\s*\d+", line[:i]):
+            return False  # a numbered list item: "1. ", "10. "
     return True
 
 

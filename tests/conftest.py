@@ -1,0 +1,40 @@
+"""Shared fixtures: the real small models, each loaded once per test session."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from localeval.judge import GGUFJudge, JudgeConfig
+from localeval.models import resolve_judge
+
+EXAMPLE_DATA = Path(__file__).resolve().parent.parent / "examples" / "rag_sample.jsonl"
+
+
+@pytest.fixture(scope="session")
+def smollm_path() -> Path:
+    """SmolLM2-135M: fast, for plumbing; its verdicts mean nothing."""
+    return resolve_judge("smollm2-135m").path
+
+
+@pytest.fixture(scope="session")
+def qwen05_path() -> Path:
+    """Qwen2.5-Coder-0.5B: the smallest judge whose verdicts make sense."""
+    return resolve_judge("qwen2.5-coder-0.5b").path
+
+
+@pytest.fixture(scope="session")
+def smollm_judge(smollm_path: Path) -> GGUFJudge:
+    return GGUFJudge(smollm_path, JudgeConfig(n_ctx=4096))
+
+
+@pytest.fixture(scope="session")
+def qwen05_judge(qwen05_path: Path) -> GGUFJudge:
+    return GGUFJudge(qwen05_path, JudgeConfig(n_ctx=4096))
+
+
+def write_jsonl(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
+    return path

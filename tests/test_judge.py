@@ -1,0 +1,62 @@
+"""The GGUF judge on a real model (SmolLM2-135M): grammar-constrained JSON, token counts, limits."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from localeval.errors import ModelFileError
+from localeval.judge import ContextOverflow, GGUFJudge, JudgeConfig
+from localeval.steps import STEPS
+
+MESSAGES = [{"role": "system", "content": "Answer in JSON."},
+            {"role": "user", "content": "Is Paris the capital of France? Give a reason and a verdict."}]
+SCHEMA = STEPS["statement_support"].json_schema()
+
+
+def test_answer_follows_the_schema_and_usage_is_counted(smollm_judge):
+    generation = smollm_judge.generate(MESSAGES, SCHEMA, max_tokens=200, seed=0, temperature=0.0)
+    answer = json.loads(generation.text, strict=False)
+    assert list(answer) == ["reason", "verdict"]
+    assert answer["verdict"] in (0, 1)
+    assert 1 <= len(answer["reason"]) <= 240
+    assert generation.prompt_tokens == len(smollm_judge.prompt_tokens(MESSAGES))
+    assert generation.completion_tokens > 0
+    assert generation.seconds > 0
+    assert generation.truncated is False
+
+
+def test_same_call_gives_the_same_answer(smollm_judge):
+    first = smollm_judge.generate(MESSAGES, SCHEMA, max_tokens=200, seed=0, temperature=0.0)
+    smollm_judge.generate([{"role": "user", "content": "Something else entirely."}], SCHEMA, 50, 0, 0.0)
+    second = smollm_judge.generate(MESSAGES, SCHEMA, max_tokens=200, seed=0, temperature=0.0)
+    assert first.text == second.text
+
+
+def test_a_small_budget_is_reported_as_truncated(smollm_judge):
+    generation = smollm_judge.generate(MESSAGES, SCHEMA, max_tokens=3, seed=0, temperature=0.0)
+    assert generation.truncated is True
+    assert generation.completion_tokens == 3
+
+
+def test_prompt_plus_budget_beyond_the_context_raises_overflow(smollm_path: Path):
+    judge = GGUFJudge(smollm_path, JudgeConfig(n_ctx=256))
+    long_messages = [{"role": "user", "content": "word " * 400}]
+    with pytest.raises(ContextOverflow) as raised:
+        judge.generate(long_messages, SCHEMA, max_tokens=100, seed=0, temperature=0.0)
+    assert raised.value.prompt_tokens > 256
+
+
+def test_chat_template_override_is_used(smollm_path: Path, tmp_path: Path):
+    template = tmp_path / "plain.jinja"
+    template.write_text("{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}assistant:", encoding="utf-8")
+    judge = GGUFJudge(smollm_path, JudgeConfig(n_ctx=1024, chat_template=template))
+    expected = judge._llm.tokenize(b"user: hello\nassistant:", add_bos=False, special=True)
+    assert judge.prompt_tokens([{"role": "user", "content": "hello"}]) == expected
+
+
+def test_unreadable_chat_template_is_a_clear_error(smollm_path: Path, tmp_path: Path):
+    missing = tmp_path / "nope.jinja"
+    with pytest.raises(ModelFileError) as raised:
+        GGUFJudge(smollm_path, JudgeConfig(n_ctx=512, chat_template=missing))
+    assert str(raised.value) == f"Cannot read chat template {missing}: No such file or directory"

@@ -1,0 +1,356 @@
+"""Tests for localeval.step_executor: parsing, every failure reason, retries, sampling and the call cache.
+
+The judge is a FakeJudge (tests/fakes.py): these tests check plumbing and injected faults, not a model.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from fakes import FakeJudge, JudgeCall, answer, as_json
+
+from localeval.judge import ContextOverflow, JudgeConfig
+from localeval.prompts import PromptLibrary
+from localeval.step_executor import CallCache, CallUsage, StepExecutor, StepOutcome, parse_json_answer
+from localeval.steps import STEPS, Call
+from localeval.steps.statements import Statements
+from localeval.steps.verdicts import SupportVerdict
+
+CONFIG = JudgeConfig(seed=7, temperature=0.0, vote_temperature=0.9)
+SUPPORT = Call.of("statement_support", retrieved_contexts=["Paris is the capital of France."],
+                  statement="Paris is in France.")
+SUPPORTED = '{"reason": "The context says so.", "verdict": 1}'
+
+
+def executor(judge: FakeJudge, cache: CallCache | None = None, judge_id: str = "judge-sha",
+             prompts: PromptLibrary | None = None) -> StepExecutor:
+    return StepExecutor(judge, judge_id, prompts or PromptLibrary(), CONFIG, cache)
+
+
+def expected_call(call: Call, max_tokens: int, seed: int = 7, temperature: float = 0.0) -> JudgeCall:
+    inputs = call.input_dict()
+    messages = PromptLibrary().get(call.step, "en").messages(inputs)
+    return JudgeCall(messages, STEPS[call.step].json_schema(inputs), max_tokens, seed, temperature)
+
+
+# --- parse_json_answer -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"reason": "ok", "verdict": 1}', {"reason": "ok", "verdict": 1}),
+        ('Sure! Here it is:\n```json\n{"verdict": 0}\n```\nHope this helps.', {"verdict": 0}),
+        ('{"a": {"b": [1, 2]}}', {"a": {"b": [1, 2]}}),
+        ('{"reason": "line one\nline two\ttab", "verdict": 1}', {"reason": "line one\nline two\ttab", "verdict": 1}),
+        ('{"reason": "東京", "verdict": 1}', {"reason": "東京", "verdict": 1}),
+    ],
+)
+def test_parse_json_answer(text, expected):
+    assert parse_json_answer(text) == expected
+
+
+@pytest.mark.parametrize("text", ["", "no object here", "[1, 2]", "} backwards {", '{"reason": "cut', '{"a": 1,}'])
+def test_parse_json_answer_without_an_object(text):
+    assert parse_json_answer(text) is None
+
+
+# --- one call ----------------------------------------------------------------------------------
+
+
+def test_valid_answer_becomes_the_output():
+    judge = FakeJudge([answer(SUPPORTED, prompt_tokens=321, completion_tokens=17, seconds=0.25)])
+    outcome = executor(judge).run(SUPPORT, "en")
+    assert outcome == StepOutcome(SupportVerdict(reason="The context says so.", verdict=1),
+                                  usage=CallUsage(prompt_tokens=321, completion_tokens=17, seconds=0.25, attempts=1))
+    assert judge.calls == [expected_call(SUPPORT, max_tokens=160)]
+
+
+def test_answer_with_prose_around_it_is_accepted():
+    judge = FakeJudge(["Answer: " + SUPPORTED + " (done)"])
+    assert executor(judge).run(SUPPORT, "en").output == SupportVerdict(reason="The context says so.", verdict=1)
+
+
+def test_malformed_answer_is_unparseable():
+    judge = FakeJudge([answer("I think it is supported.", prompt_tokens=50, completion_tokens=6, seconds=0.1)])
+    assert executor(judge).run(SUPPORT, "en") == StepOutcome(
+        None, "judge_unparseable", "I think it is supported.", CallUsage(50, 6, 0.1, 1))
+
+
+def test_unparseable_detail_is_cut_to_200_characters():
+    judge = FakeJudge(["x" * 300])
+    outcome = executor(judge).run(SUPPORT, "en")
+    assert (outcome.failure, outcome.detail) == ("judge_unparseable", "x" * 200)
+
+
+@pytest.mark.parametrize(
+    ("text", "detail"),
+    [
+        ('{"reason": "r", "verdict": 2}', "Input should be 0 or 1"),
+        ('{"verdict": 1}', "Field required"),
+        ('{"reason": "", "verdict": 1}', "String should have at least 1 character"),
+    ],
+)
+def test_answer_violating_the_schema_is_invalid(text, detail):
+    judge = FakeJudge([answer(text, prompt_tokens=50, completion_tokens=6, seconds=0.1)])
+    assert executor(judge).run(SUPPORT, "en") == StepOutcome(None, "judge_invalid", detail, CallUsage(50, 6, 0.1, 1))
+
+
+def test_judge_exception_is_judge_error_naming_the_type():
+    judge = FakeJudge([RuntimeError("llama_decode returned -3")])
+    assert executor(judge).run(SUPPORT, "en") == StepOutcome(None, "judge_error",
+                                                             "RuntimeError: llama_decode returned -3")
+
+
+def test_judge_timeout():
+    judge = FakeJudge([TimeoutError("no answer after 60 s")])
+    assert executor(judge).run(SUPPORT, "en") == StepOutcome(None, "judge_timeout", "no answer after 60 s")
+
+
+def test_context_overflow():
+    judge = FakeJudge([ContextOverflow(5000, 160, 4096)], n_ctx=4096)
+    assert executor(judge).run(SUPPORT, "en") == StepOutcome(
+        None, "context_overflow", "prompt needs 5000 tokens plus 160 for the answer; context is 4096")
+    assert len(judge.calls) == 1
+
+
+def test_keyboard_interrupt_is_not_swallowed():
+    judge = FakeJudge([KeyboardInterrupt()])
+    with pytest.raises(KeyboardInterrupt):
+        executor(judge).run(SUPPORT, "en")
+
+
+# --- truncation and retry ----------------------------------------------------------------------
+
+
+def test_truncated_then_ok_retries_at_twice_the_budget():
+    judge = FakeJudge([answer('{"reason": "The cont', prompt_tokens=300, completion_tokens=160, seconds=1.0,
+                              truncated=True),
+                       answer(SUPPORTED, prompt_tokens=300, completion_tokens=40, seconds=0.5)])
+    outcome = executor(judge).run(SUPPORT, "en")
+    assert outcome == StepOutcome(SupportVerdict(reason="The context says so.", verdict=1),
+                                  usage=CallUsage(prompt_tokens=600, completion_tokens=200, seconds=1.5, attempts=2))
+    assert [call.max_tokens for call in judge.calls] == [160, 320]
+    assert judge.calls[0].messages == judge.calls[1].messages
+    assert judge.calls[0].schema == judge.calls[1].schema
+
+
+def test_truncated_twice():
+    judge = FakeJudge([answer("{", completion_tokens=160, truncated=True),
+                       answer("{", completion_tokens=320, truncated=True)])
+    assert executor(judge).run(SUPPORT, "en") == StepOutcome(
+        None, "judge_truncated", "answer exceeded 320 tokens", CallUsage(200, 480, 1.0, 2))
+    assert [call.max_tokens for call in judge.calls] == [160, 320]
+
+
+def test_truncated_then_context_overflow_is_truncated():
+    judge = FakeJudge([answer("{", completion_tokens=160, truncated=True), ContextOverflow(3900, 320, 4096)],
+                      n_ctx=4096)
+    assert executor(judge).run(SUPPORT, "en") == StepOutcome(
+        None, "judge_truncated", "answer exceeded 160 tokens; no room for 320 in a context of 4096",
+        CallUsage(100, 160, 0.5, 1))
+
+
+def test_truncated_then_error():
+    judge = FakeJudge([answer("{", truncated=True), ValueError("bad state")])
+    assert executor(judge).run(SUPPORT, "en") == StepOutcome(
+        None, "judge_error", "ValueError: bad state", CallUsage(100, 10, 0.5, 1))
+
+
+# --- the aligned "statements" step -------------------------------------------------------------
+
+
+def test_statements_schema_and_budget_follow_the_sentence_count():
+    sentences = ["Paris is big.", "It is old.", "Hello!"]
+    call = Call.of("statements", user_input="Tell me about Paris.", sentences=sentences)
+    reply = as_json({"statements": [["Paris is big."], ["Paris is old."], []]})
+    judge = FakeJudge([reply])
+    outcome = executor(judge).run(call, "en")
+    assert outcome.output == Statements(statements=[["Paris is big."], ["Paris is old."], []])
+    [sent] = judge.calls
+    assert sent.max_tokens == 32 + 120 * 3
+    assert sent.schema == {
+        "properties": {"statements": {
+            "items": {"items": {"maxLength": 300, "minLength": 1, "type": "string"}, "maxItems": 6, "type": "array"},
+            "title": "Statements", "type": "array", "minItems": 3, "maxItems": 3}},
+        "required": ["statements"], "title": "Statements", "type": "object"}
+    assert sent.messages[-1] == {"role": "user", "content": (
+        "Question: Tell me about Paris.\nSentences of the answer:\n[1] Paris is big.\n\n[2] It is old.\n\n[3] Hello!")}
+    # The step's own schema is left as it was.
+    assert "minItems" not in STEPS["statements"].json_schema()["properties"]["statements"]
+
+
+def test_statements_budget_for_one_sentence():
+    judge = FakeJudge(['{"statements": [["A."]]}'])
+    executor(judge).run(Call.of("statements", user_input="Q", sentences=["A."]), "en")
+    assert (judge.calls[0].max_tokens, judge.calls[0].schema["properties"]["statements"]["minItems"],
+            judge.calls[0].schema["properties"]["statements"]["maxItems"]) == (152, 1, 1)
+
+
+# --- sampling ----------------------------------------------------------------------------------
+
+
+def test_vote_zero_uses_config_seed_and_temperature_other_votes_their_own():
+    judge = FakeJudge([SUPPORTED, SUPPORTED, SUPPORTED])
+    run = executor(judge)
+    run.run(Call.of("statement_support", vote=0, **SUPPORT.input_dict()), "en")
+    run.run(Call.of("statement_support", vote=2, **SUPPORT.input_dict()), "en")
+    run.run(Call.of("statement_support", vote=1, **SUPPORT.input_dict()), "en")
+    assert [(call.seed, call.temperature) for call in judge.calls] == [(7, 0.0), (9, 0.9), (8, 0.9)]
+
+
+# --- the call cache ----------------------------------------------------------------------------
+
+
+def test_identical_calls_hit_the_cache():
+    judge = FakeJudge([SUPPORTED])
+    run = executor(judge)
+    first = run.run(SUPPORT, "en")
+    second = run.run(Call.of("statement_support", statement="Paris is in France.",
+                             retrieved_contexts=("Paris is the capital of France.",)), "en")
+    assert len(judge.calls) == 1
+    assert first.usage == CallUsage(100, 10, 0.5, 1, cached=False)
+    assert second == StepOutcome(SupportVerdict(reason="The context says so.", verdict=1),
+                                 usage=CallUsage(cached=True))
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [TimeoutError("slow"), RuntimeError("GPU lost"), ContextOverflow(5000, 160, 4096)],
+    ids=["judge_timeout", "judge_error", "context_overflow"],
+)
+def test_failures_that_depend_on_the_machine_are_not_cached(fault):
+    judge = FakeJudge([fault, SUPPORTED])
+    run = executor(judge)
+    assert run.run(SUPPORT, "en").output is None
+    assert run.run(SUPPORT, "en") == StepOutcome(SupportVerdict(reason="The context says so.", verdict=1),
+                                                 usage=CallUsage(100, 10, 0.5, 1))
+    assert len(judge.calls) == 2
+    assert len(run.cache) == 1
+
+
+@pytest.mark.parametrize(
+    ("replies", "failure", "detail"),
+    [
+        (["no json"], "judge_unparseable", "no json"),
+        (['{"reason": "r", "verdict": 2}'], "judge_invalid", "Input should be 0 or 1"),
+        ([answer("{", truncated=True), answer("{", truncated=True)], "judge_truncated", "answer exceeded 320 tokens"),
+    ],
+)
+def test_failures_that_greedy_decoding_would_repeat_are_cached(tmp_path, replies, failure, detail):
+    path = tmp_path / "judge_calls.jsonl"
+    judge = FakeJudge(replies)
+    run = executor(judge, CallCache(path))
+    assert (run.run(SUPPORT, "en").failure, len(judge.calls)) == (failure, len(replies))
+    assert run.run(SUPPORT, "en") == StepOutcome(None, failure, detail, CallUsage(cached=True))
+    assert len(judge.calls) == len(replies)
+    assert json.loads(path.read_text(encoding="utf-8"))["entry"] == {"failure": failure, "detail": detail}
+    reloaded = FakeJudge()
+    assert executor(reloaded, CallCache(path)).run(SUPPORT, "en") == StepOutcome(
+        None, failure, detail, CallUsage(cached=True))
+    assert reloaded.calls == []
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        Call.of("statement_support", retrieved_contexts=["Paris is the capital of France."], statement="Paris."),
+        Call.of("statement_support", retrieved_contexts=["Paris is the capital of France.", "More."],
+                statement="Paris is in France."),
+        Call.of("statement_support", vote=1, retrieved_contexts=["Paris is the capital of France."],
+                statement="Paris is in France."),
+    ],
+)
+def test_different_calls_miss_the_cache(other):
+    judge = FakeJudge([SUPPORTED, SUPPORTED])
+    run = executor(judge)
+    run.run(SUPPORT, "en")
+    assert run.run(other, "en").usage.cached is False
+    assert len(judge.calls) == 2
+
+
+def test_another_judge_misses_the_cache():
+    cache = CallCache()
+    executor(FakeJudge([SUPPORTED]), cache, judge_id="sha-a").run(SUPPORT, "en")
+    judge = FakeJudge([SUPPORTED])
+    assert executor(judge, cache, judge_id="sha-b").run(SUPPORT, "en").usage.cached is False
+    assert len(judge.calls) == 1
+    assert len(cache) == 2
+
+
+def test_another_prompt_file_misses_the_cache(tmp_path):
+    cache = CallCache()
+    executor(FakeJudge([SUPPORTED]), cache).run(SUPPORT, "en")
+    override = tmp_path / "en" / "statement_support.toml"
+    override.parent.mkdir()
+    override.write_text((PromptLibrary().path("statement_support", "en")).read_text(encoding="utf-8") + "\n# edited\n",
+                        encoding="utf-8")
+    judge = FakeJudge([SUPPORTED])
+    assert executor(judge, cache, prompts=PromptLibrary(tmp_path)).run(SUPPORT, "en").usage.cached is False
+    assert len(judge.calls) == 1
+
+
+def test_cache_persists_to_jsonl_and_a_new_cache_serves_the_call(tmp_path):
+    path = tmp_path / "judge_calls.jsonl"
+    executor(FakeJudge([SUPPORTED]), CallCache(path)).run(SUPPORT, "en")
+    [line] = path.read_text(encoding="utf-8").split("\n")[:-1]
+    entry = json.loads(line)
+    assert sorted(entry) == ["entry", "key"]
+    assert len(entry["key"]) == 64 and set(entry["key"]) <= set("0123456789abcdef")
+    assert entry["entry"] == {"output": {"reason": "The context says so.", "verdict": 1}}
+
+    judge = FakeJudge()  # any call would fail the test
+    reloaded = CallCache(path)
+    assert len(reloaded) == 1
+    assert executor(judge, reloaded).run(SUPPORT, "en") == StepOutcome(
+        SupportVerdict(reason="The context says so.", verdict=1), usage=CallUsage(cached=True))
+    assert judge.calls == []
+
+
+def test_cache_ignores_a_line_cut_short(tmp_path):
+    path = tmp_path / "judge_calls.jsonl"
+    executor(FakeJudge([SUPPORTED]), CallCache(path)).run(SUPPORT, "en")
+    with path.open("a", encoding="utf-8") as file:
+        file.write('{"key": "0123", "entry": {"output": {"reason": "cut sh')
+    cache = CallCache(path)
+    assert len(cache) == 1
+    judge = FakeJudge()
+    assert executor(judge, cache).run(SUPPORT, "en").usage.cached is True
+    assert judge.calls == []
+
+
+def test_cache_ignores_lines_that_are_not_entries(tmp_path):
+    path = tmp_path / "judge_calls.jsonl"
+    path.write_text('\n[1, 2]\n{"key": "k"}\n"text"\n{"key": "a", "entry": {"output": {"x": 1}}}\n', encoding="utf-8")
+    cache = CallCache(path)
+    assert len(cache) == 1
+    assert cache.get("a") == {"output": {"x": 1}}
+    assert cache.get("k") is None
+
+
+def test_cache_entry_after_a_line_cut_short_starts_on_its_own_line(tmp_path):
+    path = tmp_path / "judge_calls.jsonl"
+    path.write_text('{"key": "a", "entry": {"x": 1}}\n{"key": "b", "entr', encoding="utf-8")
+    cache = CallCache(path)
+    cache.put("c", {"x": 3})
+    cache.put("d", {"x": 4})
+    assert path.read_text(encoding="utf-8") == (
+        '{"key": "a", "entry": {"x": 1}}\n{"key": "b", "entr\n'
+        '{"key": "c", "entry": {"x": 3}}\n{"key": "d", "entry": {"x": 4}}\n')
+    reloaded = CallCache(path)
+    assert [reloaded.get(key) for key in ("a", "b", "c", "d")] == [{"x": 1}, None, {"x": 3}, {"x": 4}]
+
+
+def test_cache_keeps_line_separator_characters_inside_outputs(tmp_path):
+    path = tmp_path / "judge_calls.jsonl"
+    CallCache(path).put("a", {"reason": "one\u2028two\x85three", "verdict": 1})
+    assert CallCache(path).get("a") == {"reason": "one\u2028two\x85three", "verdict": 1}
+
+
+def test_cache_without_a_file(tmp_path):
+    cache = CallCache()
+    cache.put("a", {"x": 1})
+    assert (len(cache), cache.get("a"), cache.get("b")) == (1, {"x": 1}, None)
+    assert list(Path(tmp_path).iterdir()) == []
