@@ -65,11 +65,12 @@ class GGUFJudge:
     config: JudgeConfig = field(default_factory=JudgeConfig)
 
     def __post_init__(self) -> None:
-        from llama_cpp import Llama
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
+        from localeval._grammar_sampling import GrammarCheckedLlama
+
         try:
-            self._llm = Llama(model_path=str(self.path), n_ctx=self.config.n_ctx, n_threads=self.config.threads(),
+            self._llm = GrammarCheckedLlama(model_path=str(self.path), n_ctx=self.config.n_ctx, n_threads=self.config.threads(),
                               n_threads_batch=self.config.threads(), n_gpu_layers=self.config.n_gpu_layers,
                               seed=self.config.seed, verbose=False)
         except (ValueError, RuntimeError) as error:

@@ -1,0 +1,80 @@
+"""Grammar-constrained sampling that checks the model's own choice first, as llama.cpp's common sampler does.
+
+llama-cpp-python applies the grammar to every token of the vocabulary at every step (151,936 tokens
+for Qwen), which made generation about three times slower than without a grammar. The model's
+preferred token is almost always allowed, so we test that one token first and run the grammar over
+the whole vocabulary only when it is rejected. The result is the same token: the best allowed token
+when greedy, or a draw from the allowed tokens' renormalised distribution otherwise.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+
+import llama_cpp
+import numpy as np
+from llama_cpp import Llama, LlamaGrammar
+
+
+class GrammarCheckedSampler:
+    """Stands in for llama-cpp-python's sampler chain: `sample(ctx, idx)` returns the next token."""
+
+    def __init__(self, vocab: ctypes.c_void_p, grammar: LlamaGrammar, n_vocab: int, temperature: float, seed: int):
+        self._grammar = llama_cpp.llama_sampler_init_grammar(vocab, grammar._grammar.encode("utf-8"),
+                                                              grammar._root.encode("utf-8"))
+        if not self._grammar:
+            raise ValueError("llama.cpp rejected the grammar built from the step's schema")
+        self._n_vocab = n_vocab
+        self._temperature = temperature
+        self._rng = np.random.default_rng(seed)
+        self._one = (llama_cpp.llama_token_data * 1)()
+        self._all = (llama_cpp.llama_token_data * n_vocab)()
+        self._all_view = np.ctypeslib.as_array(self._all)
+        self._all_view["id"] = np.arange(n_vocab, dtype=np.int32)
+
+    def sample(self, ctx: llama_cpp.llama_cpp.llama_context_p | object, idx: int) -> int:
+        pointer = llama_cpp.llama_get_logits_ith(getattr(ctx, "ctx", ctx), idx)
+        logits = np.ctypeslib.as_array(pointer, shape=(self._n_vocab,))
+        token = self._choose(logits)
+        if not self._allowed(token, float(logits[token])):
+            token = self._choose(self._constrained(logits))
+        llama_cpp.llama_sampler_accept(self._grammar, token)
+        return token
+
+    def _allowed(self, token: int, logit: float) -> bool:
+        self._one[0].id, self._one[0].logit, self._one[0].p = token, logit, 0.0
+        self._apply(self._one, 1)
+        return math.isfinite(self._one[0].logit)  # the grammar sets a rejected token's logit to -inf
+
+    def _constrained(self, logits: np.ndarray) -> np.ndarray:
+        self._all_view["logit"] = logits
+        self._all_view["p"] = 0.0
+        self._apply(self._all, self._n_vocab)
+        return self._all_view["logit"].copy()
+
+    def _apply(self, data: ctypes.Array, size: int) -> None:
+        candidates = llama_cpp.llama_token_data_array(
+            data=ctypes.cast(data, llama_cpp.llama_token_data_p), size=size, selected=-1, sorted=False)
+        llama_cpp.llama_sampler_apply(self._grammar, ctypes.byref(candidates))
+
+    def _choose(self, logits: np.ndarray) -> int:
+        if self._temperature <= 0:
+            return int(np.argmax(logits))
+        scaled = (logits - logits.max()) / self._temperature
+        weights = np.exp(scaled, where=np.isfinite(scaled), out=np.zeros_like(scaled, dtype=np.float64))
+        return int(self._rng.choice(self._n_vocab, p=weights / weights.sum()))
+
+    def __del__(self) -> None:
+        if getattr(self, "_grammar", None):
+            llama_cpp.llama_sampler_free(self._grammar)
+            self._grammar = None
+
+
+class GrammarCheckedLlama(Llama):
+    """A Llama whose grammar-constrained generations use GrammarCheckedSampler."""
+
+    def _init_sampler(self, *, temp: float = 0.8, grammar: LlamaGrammar | None = None, **kwargs):
+        if grammar is None:
+            return super()._init_sampler(temp=temp, grammar=None, **kwargs)
+        return GrammarCheckedSampler(self._model.vocab, grammar, self._n_vocab, temp, self._seed)
