@@ -11,10 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from localeval.dataset import Dataset, read_dataset
+from localeval.encoders import CrossEncoderScorer, Encoders, SentenceTransformerEmbedder
 from localeval.errors import ConfigError
 from localeval.judge import GGUFJudge, JudgeConfig
 from localeval.metrics import METRICS, Metric
-from localeval.models import check_gguf, file_sha256, resolve_judge
+from localeval.metrics.options import MetricOptions
+from localeval.models import check_gguf, file_sha256, resolve_embedder_dir, resolve_judge
 from localeval.prompts import PromptLibrary
 from localeval.results import RunResult
 from localeval.runner import Progress, run_metrics
@@ -35,6 +37,9 @@ class EvaluationOptions:
     prompts_dir: Path | None = None
     field_map: dict[str, str] = field(default_factory=dict)
     lang: str = "en"
+    embedder: str | None = None  # a sentence-transformers folder or a registry name; None: the default
+    cross_encoder: Path | None = None  # answer_similarity scores pairs with it instead of cosine
+    metric_options: MetricOptions = field(default_factory=MetricOptions)
 
 
 @dataclass(frozen=True)
@@ -70,12 +75,15 @@ def run_evaluation(options: EvaluationOptions, dataset: Dataset, metrics: list[M
     for step in dict.fromkeys(steps):
         prompts.get(step, options.lang)  # a broken prompt file fails now, before the model loads
     executor, judge_manifest = None, None
-    if steps:
+    if any("judge" in metric.models for metric in metrics):
         options.out.mkdir(parents=True, exist_ok=True)
         executor, judge_manifest = _load_judge(options, prompts)
-    samples = run_metrics(dataset.samples, metrics, executor, lambda sample: options.lang, progress)
+    encoders, encoder_manifest = _load_encoders(options, metrics)
+    samples = run_metrics(dataset.samples, metrics, executor, lambda sample: options.lang, progress,
+                          encoders=encoders, options=options.metric_options)
     interrupted = any(score.reason == "interrupted" for result in samples for score in result.scores.values())
     manifest = _manifest(options, dataset, metrics, prompts, steps, judge_manifest)
+    manifest["encoders"] = encoder_manifest
     result = RunResult([m.name for m in metrics], samples, dataset.row_errors, manifest, interrupted)
     result.save(options.out)
     return result
@@ -99,6 +107,26 @@ def _load_judge(options: EvaluationOptions, prompts: PromptLibrary) -> tuple[Ste
                 "config": {**vars(options.judge_config), "chat_template": None,
                            "n_threads": options.judge_config.threads(), "n_ctx": judge.n_ctx}}
     return StepExecutor(judge, sha256, prompts, options.judge_config, cache), manifest
+
+
+def _load_encoders(options: EvaluationOptions, metrics: list[Metric]) -> tuple[Encoders | None, dict[str, Any]]:
+    """The embedder when a metric needs one; the cross-encoder when the user gave one."""
+    needs_embedder = any("embedder" in metric.models for metric in metrics)
+    if not needs_embedder:
+        return None, {}
+    embedder_dir = _embedder_dir(options.embedder)
+    encoders = Encoders(SentenceTransformerEmbedder(embedder_dir))
+    manifest: dict[str, Any] = {"embedder": str(embedder_dir)}
+    if options.cross_encoder is not None:
+        encoders.cross_encoder = CrossEncoderScorer(options.cross_encoder, seed=options.judge_config.seed)
+        manifest["cross_encoder"] = str(options.cross_encoder)
+    return encoders, manifest
+
+
+def _embedder_dir(name_or_path: str | None) -> Path:
+    if name_or_path is not None and (Path(name_or_path).exists() or "/" in name_or_path):
+        return Path(name_or_path)
+    return resolve_embedder_dir(name_or_path)
 
 
 def _manifest(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric], prompts: PromptLibrary,

@@ -1,8 +1,9 @@
 """Drives the metric programs over all samples: scheduling, sharing of calls, and failures as NaN.
 
-Calls are run in rounds. In each round every waiting program's calls are grouped by step, and each
-step runs for all samples in a row, so the judge's KV cache keeps the step's instruction and
-few-shot prefix between calls. Identical calls from different metrics run once.
+Requests are served in rounds. In each round every waiting program's judge calls are grouped by
+step, and each step runs for all samples in a row, so the judge's KV cache keeps the step's
+instruction and few-shot prefix between calls; identical calls from different metrics run once.
+Then the round's embedding and similarity requests run as one batch.
 """
 
 from __future__ import annotations
@@ -10,7 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from localeval.encoders import Embed, Encoders, Similarity
 from localeval.metrics import Metric, MetricProgram, Score
+from localeval.metrics.base import Request
+from localeval.metrics.options import DEFAULT_OPTIONS, MetricOptions
 from localeval.samples import Sample
 from localeval.step_executor import CallUsage, StepExecutor, StepOutcome
 from localeval.steps import Call
@@ -53,12 +57,13 @@ class _Task:
     index: int
     metric: Metric
     program: MetricProgram
-    waiting: list[Call] = field(default_factory=list)
+    waiting: list[Call | Embed | Similarity] = field(default_factory=list)
     wants_list: bool = False
 
 
 def run_metrics(samples: list[Sample], metrics: list[Metric], executor: StepExecutor | None,
-                lang_of: Callable[[Sample], str], progress: Progress | None = None) -> list[SampleScores]:
+                lang_of: Callable[[Sample], str], progress: Progress | None = None, *,
+                encoders: Encoders | None = None, options: MetricOptions = DEFAULT_OPTIONS) -> list[SampleScores]:
     """Score every sample with every metric. On Ctrl-C, unfinished scores become NaN `interrupted`."""
     results = [SampleScores(sample, lang_of(sample)) for sample in samples]
     tasks = []
@@ -67,12 +72,13 @@ def run_metrics(samples: list[Sample], metrics: list[Metric], executor: StepExec
             if missing := result.sample.missing(metric.required):
                 result.scores[metric.name] = Score.nan(f"missing_field:{missing[0]}")
                 continue
-            task = _Task(index, metric, metric.compute(result.sample))
+            task = _Task(index, metric, metric.compute(result.sample, options))
             if _advance(task, results, None):
                 tasks.append(task)
     try:
         while tasks:
             outcomes = _run_round(tasks, results, executor, progress)
+            outcomes |= _run_encoders(tasks, encoders)
             tasks = [task for task in tasks if _resume(task, results, outcomes)]
     except KeyboardInterrupt:
         for task in tasks:
@@ -83,9 +89,12 @@ def run_metrics(samples: list[Sample], metrics: list[Metric], executor: StepExec
     return results
 
 
+Outcomes = dict[tuple[int, Call | Embed | Similarity], StepOutcome]
+
+
 def _run_round(tasks: list[_Task], results: list[SampleScores], executor: StepExecutor | None,
-               progress: Progress | None) -> dict[tuple[int, Call], StepOutcome]:
-    outcomes: dict[tuple[int, Call], StepOutcome] = {}
+               progress: Progress | None) -> Outcomes:
+    outcomes: Outcomes = {}
     for step, requests in _group_by_step(tasks):
         for done, (index, call) in enumerate(requests, start=1):
             if (index, call) not in outcomes:
@@ -104,11 +113,31 @@ def _group_by_step(tasks: list[_Task]) -> Iterator[tuple[str, list[tuple[int, Ca
     groups: dict[str, list[tuple[int, Call]]] = {}
     for task in sorted(tasks, key=lambda t: t.index):
         for call in task.waiting:
-            groups.setdefault(call.step, []).append((task.index, call))
+            if isinstance(call, Call):
+                groups.setdefault(call.step, []).append((task.index, call))
     yield from groups.items()
 
 
-def _resume(task: _Task, results: list[SampleScores], outcomes: dict[tuple[int, Call], StepOutcome]) -> bool:
+def _run_encoders(tasks: list[_Task], encoders: Encoders | None) -> Outcomes:
+    """Every Embed and Similarity request of the round; new texts are embedded in one batch."""
+    requests = [(task.index, r) for task in tasks for r in task.waiting if isinstance(r, (Embed, Similarity))]
+    if not requests:
+        return {}
+    if encoders is None:
+        raise RuntimeError("a metric needs an embedder, but none was loaded")
+    if encoders.embedder is not None:
+        encoders.embed([text for _, r in requests for text in _texts_to_embed(r, encoders)])
+    return {(index, r): StepOutcome(encoders.embed(r.texts) if isinstance(r, Embed) else encoders.similarities(r.pairs))
+            for index, r in requests}
+
+
+def _texts_to_embed(request: Embed | Similarity, encoders: Encoders) -> tuple[str, ...]:
+    if isinstance(request, Embed):
+        return request.texts
+    return () if encoders.cross_encoder is not None else tuple(text for pair in request.pairs for text in pair)
+
+
+def _resume(task: _Task, results: list[SampleScores], outcomes: Outcomes) -> bool:
     received = [outcomes[(task.index, call)] for call in task.waiting]
     failures = [(call, outcome) for call, outcome in zip(task.waiting, received) if outcome.failure]
     if failures:
@@ -131,7 +160,13 @@ def _advance(task: _Task, results: list[SampleScores], value: object) -> bool:
         results[task.index].scores[task.metric.name] = Score.nan("metric_error", detail=f"{type(error).__name__}: {error}")
         return False
     task.wants_list = isinstance(request, list)
-    task.waiting = list(request) if task.wants_list else [request]
+    task.waiting = list(request) if task.wants_list else [_check(request)]
     if not task.waiting:
         return _advance(task, results, [])
     return True
+
+
+def _check(request: Request) -> Call | Embed | Similarity:
+    if not isinstance(request, (Call, Embed, Similarity)):
+        raise TypeError(f"a metric yielded {type(request).__name__}, not a Call, Embed or Similarity request")
+    return request

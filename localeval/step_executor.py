@@ -30,9 +30,9 @@ class CallUsage:
 
 @dataclass(frozen=True)
 class StepOutcome:
-    """The validated output of a step, or the reason it has none."""
+    """The validated output of a step (or an encoder's result), or the reason it has none."""
 
-    output: BaseModel | None
+    output: BaseModel | Any
     failure: str | None = None
     detail: str | None = None
     usage: CallUsage = CallUsage()

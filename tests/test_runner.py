@@ -69,7 +69,8 @@ def view(score: Score) -> tuple:
 
 
 def make_metric(name: str, compute, required=("user_input", "response")) -> Metric:
-    return Metric(name, required, (), (), (0.0, 1.0), f"test-only {name}", compute)
+    """A test-only metric whose program ignores the metric options."""
+    return Metric(name, required, (), (), (0.0, 1.0), f"test-only {name}", lambda sample, options: compute(sample))
 
 
 def constant_metric(name: str, value: float, required=("user_input", "response")) -> Metric:

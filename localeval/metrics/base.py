@@ -1,8 +1,9 @@
 """What a metric is: its fields, its judge steps and models, and a program that turns step outputs into a score.
 
-A metric's `compute(sample)` is a generator: it yields a `Call` (or a list of calls) and receives the
-step output(s) back, then returns a `Score`. The runner decides when and in which order calls run,
-shares identical calls between metrics, and turns any failed call into a NaN with its reason.
+A metric's `compute(sample, options)` is a generator: it yields a judge `Call` (or a list of calls),
+an `Embed` or a `Similarity` request, receives the result back, and finally returns a `Score`. The
+runner decides when and in which order requests run, batches them, shares identical calls between
+metrics, and turns any failed call into a NaN with its reason.
 """
 
 from __future__ import annotations
@@ -12,10 +13,14 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any
 
+from localeval.encoders import Embed, Similarity
+from localeval.metrics.options import MetricOptions
 from localeval.samples import Sample
 from localeval.steps import Call
 
-MetricProgram = Generator[Call | list[Call], Any, "Score"]
+Request = Call | list[Call] | Embed | Similarity
+MetricProgram = Generator[Request, Any, "Score"]
+Compute = Callable[[Sample, MetricOptions], MetricProgram]
 
 
 @dataclass(frozen=True)
@@ -43,17 +48,17 @@ class Metric:
     models: tuple[str, ...]
     score_range: tuple[float, float]
     description: str
-    compute: Callable[[Sample], MetricProgram]
+    compute: Compute
 
 
 METRICS: dict[str, Metric] = {}
 
 
 def metric(name: str, *, required: tuple[str, ...], steps: tuple[str, ...] = (), models: tuple[str, ...] = (),
-           score_range: tuple[float, float] = (0.0, 1.0)) -> Callable[[Callable[[Sample], MetricProgram]], Metric]:
+           score_range: tuple[float, float] = (0.0, 1.0)) -> Callable[[Compute], Metric]:
     """Declare a metric; its docstring's first line is its description."""
 
-    def register(compute: Callable[[Sample], MetricProgram]) -> Metric:
+    def register(compute: Compute) -> Metric:
         description = (compute.__doc__ or "").strip().splitlines()[0]
         declared = Metric(name, required, steps, models, score_range, description, compute)
         METRICS[name] = declared

@@ -1,6 +1,7 @@
 """Faithfulness: the share of the response's statements that the retrieved contexts support."""
 
 from localeval.metrics.base import MetricProgram, Score, metric
+from localeval.metrics.options import DEFAULT_OPTIONS, MetricOptions
 from localeval.metrics.scoring import fraction
 from localeval.samples import Sample
 from localeval.steps import Call
@@ -9,7 +10,7 @@ from localeval.text import split_sentences
 
 @metric("faithfulness", required=("user_input", "response", "retrieved_contexts"),
         steps=("statements", "statement_support"), models=("judge",))
-def faithfulness(sample: Sample) -> MetricProgram:
+def faithfulness(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS) -> MetricProgram:
     """Share of the response's statements supported by the retrieved contexts.
 
     Each statement is judged on its own call (contexts first, statement last), which keeps the
