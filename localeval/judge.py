@@ -105,7 +105,7 @@ class GGUFJudge:
             raise ContextOverflow(len(tokens), max_tokens, self.n_ctx)
         started = time.perf_counter()
         reply = self._llm.create_completion(prompt=tokens, max_tokens=max_tokens, temperature=temperature,
-                                            seed=seed, grammar=_grammar(json.dumps(schema, sort_keys=True)))
+                                            seed=seed, grammar=_grammar(json.dumps(schema)))
         seconds = time.perf_counter() - started
         choice = reply["choices"][0]
         usage = reply["usage"]

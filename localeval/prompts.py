@@ -23,6 +23,7 @@ from localeval.errors import PromptFileError
 from localeval.steps import STEPS, Step, StepInput
 
 LANGUAGES = ("en", "ja", "zh")
+DATA_FILE = "criteria.toml"  # built-in criteria and rubrics, next to the step prompts (see criteria.py)
 _ALLOWED_KEYS = {"instruction", "input", "examples"}
 Message = dict[str, str]
 
@@ -88,6 +89,15 @@ class PromptLibrary:
             raise PromptFileError(f"No prompt file for step '{step}' in language '{lang}' (looked for {candidate}).")
         return candidate
 
+    def data_file(self, name: str, lang: str) -> Path:
+        """A non-step file of a language folder (criteria.toml), from the override folder when it has one."""
+        if self.override_dir is not None and (self.override_dir / lang / name).is_file():
+            return self.override_dir / lang / name
+        candidate = self.default_dir / lang / name
+        if not candidate.is_file():
+            raise PromptFileError(f"No {name} for language '{lang}' (looked for {candidate}).")
+        return candidate
+
     def get(self, step: str, lang: str = "en") -> PromptTemplate:
         key = (step, lang)
         if key not in self._loaded:
@@ -104,8 +114,9 @@ class PromptLibrary:
 
     def export(self, target: Path) -> list[Path]:
         """Copy the default prompt files to `target`, keeping the <lang>/<step>.toml layout; never overwrite."""
-        pairs = [(self.default_dir / lang / f"{step}.toml", target / lang / f"{step}.toml")
-                 for step, lang in self.available()]
+        names = [(f"{step}.toml", lang) for step, lang in self.available()]
+        names += [(DATA_FILE, lang) for lang in LANGUAGES if (self.default_dir / lang / DATA_FILE).is_file()]
+        pairs = [(self.default_dir / lang / name, target / lang / name) for name, lang in names]
         if existing := [destination for _, destination in pairs if destination.exists()]:
             raise PromptFileError(f"{existing[0]} already exists; export into an empty folder.")
         for source, destination in pairs:

@@ -9,7 +9,7 @@ Then the round's embedding and similarity requests run as one batch.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from localeval.encoders import Embed, Encoders, Similarity
 from localeval.metrics import Metric, MetricProgram, Score
@@ -20,6 +20,7 @@ from localeval.step_executor import CallUsage, StepExecutor, StepOutcome
 from localeval.steps import Call
 
 Progress = Callable[[str, int, int], None]  # step name, calls done, calls in this round
+EncodersFor = Callable[[str], Encoders]  # a language's embedder and cross-encoder
 
 
 @dataclass
@@ -63,22 +64,31 @@ class _Task:
 
 def run_metrics(samples: list[Sample], metrics: list[Metric], executor: StepExecutor | None,
                 lang_of: Callable[[Sample], str], progress: Progress | None = None, *,
-                encoders: Encoders | None = None, options: MetricOptions = DEFAULT_OPTIONS) -> list[SampleScores]:
+                encoders: EncodersFor | None = None, options: MetricOptions = DEFAULT_OPTIONS) -> list[SampleScores]:
     """Score every sample with every metric. On Ctrl-C, unfinished scores become NaN `interrupted`."""
     results = [SampleScores(sample, lang_of(sample)) for sample in samples]
     tasks = []
     for index, result in enumerate(results):
+        sample_options = replace(options, lang=result.lang)
         for metric in metrics:
             if missing := result.sample.missing(metric.required):
                 result.scores[metric.name] = Score.nan(f"missing_field:{missing[0]}")
                 continue
-            task = _Task(index, metric, metric.compute(result.sample, options))
+            try:
+                program = metric.compute(result.sample, sample_options)
+            except Exception as error:  # a bug in one metric must not end the run
+                result.scores[metric.name] = _metric_error(error)
+                continue
+            if isinstance(program, Score):  # a model-free metric scores at once
+                result.scores[metric.name] = program
+                continue
+            task = _Task(index, metric, program)
             if _advance(task, results, None):
                 tasks.append(task)
     try:
         while tasks:
             outcomes = _run_round(tasks, results, executor, progress)
-            outcomes |= _run_encoders(tasks, encoders)
+            outcomes |= _run_encoders(tasks, results, encoders)
             tasks = [task for task in tasks if _resume(task, results, outcomes)]
     except KeyboardInterrupt:
         for task in tasks:
@@ -118,17 +128,24 @@ def _group_by_step(tasks: list[_Task]) -> Iterator[tuple[str, list[tuple[int, Ca
     yield from groups.items()
 
 
-def _run_encoders(tasks: list[_Task], encoders: Encoders | None) -> Outcomes:
-    """Every Embed and Similarity request of the round; new texts are embedded in one batch."""
-    requests = [(task.index, r) for task in tasks for r in task.waiting if isinstance(r, (Embed, Similarity))]
-    if not requests:
-        return {}
-    if encoders is None:
-        raise RuntimeError("a metric needs an embedder, but none was loaded")
-    if encoders.embedder is not None:
-        encoders.embed([text for _, r in requests for text in _texts_to_embed(r, encoders)])
-    return {(index, r): StepOutcome(encoders.embed(r.texts) if isinstance(r, Embed) else encoders.similarities(r.pairs))
-            for index, r in requests}
+def _run_encoders(tasks: list[_Task], results: list[SampleScores], encoders_for: EncodersFor | None) -> Outcomes:
+    """Every Embed and Similarity request of the round, per language; new texts are embedded in one batch."""
+    by_lang: dict[str, list[tuple[int, Embed | Similarity]]] = {}
+    for task in tasks:
+        for r in task.waiting:
+            if isinstance(r, (Embed, Similarity)):
+                by_lang.setdefault(results[task.index].lang, []).append((task.index, r))
+    outcomes: Outcomes = {}
+    for lang, requests in by_lang.items():
+        if encoders_for is None:
+            raise RuntimeError("a metric needs an embedder, but none was loaded")
+        encoders = encoders_for(lang)
+        if encoders.embedder is not None:
+            encoders.embed([text for _, r in requests for text in _texts_to_embed(r, encoders)])
+        for index, r in requests:
+            value = encoders.embed(r.texts) if isinstance(r, Embed) else encoders.similarities(r.pairs)
+            outcomes[(index, r)] = StepOutcome(value)
+    return outcomes
 
 
 def _texts_to_embed(request: Embed | Similarity, encoders: Encoders) -> tuple[str, ...]:
@@ -157,13 +174,17 @@ def _advance(task: _Task, results: list[SampleScores], value: object) -> bool:
         results[task.index].scores[task.metric.name] = finished.value
         return False
     except Exception as error:  # a bug in one metric must not end the run
-        results[task.index].scores[task.metric.name] = Score.nan("metric_error", detail=f"{type(error).__name__}: {error}")
+        results[task.index].scores[task.metric.name] = _metric_error(error)
         return False
     task.wants_list = isinstance(request, list)
     task.waiting = list(request) if task.wants_list else [_check(request)]
     if not task.waiting:
         return _advance(task, results, [])
     return True
+
+
+def _metric_error(error: Exception) -> Score:
+    return Score.nan("metric_error", detail=f"{type(error).__name__}: {error}")
 
 
 def _check(request: Request) -> Call | Embed | Similarity:

@@ -66,3 +66,16 @@ def _ends_sentence(line: str, i: int) -> bool:
 def normalize(text: str) -> str:
     """NFKC (full-width to half-width), case-folded, whitespace collapsed: for comparing entities and strings."""
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+_KANA = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
+def detect_language(text: str) -> str:
+    """'ja' when the text has kana, 'zh' when it has Han characters but no kana, else 'en'."""
+    if _KANA.search(text):
+        return "ja"
+    if _HAN.search(text):
+        return "zh"
+    return "en"

@@ -11,7 +11,7 @@ import pytest
 
 from localeval._resources import bundled_prompts_dir
 from localeval.errors import PromptFileError
-from localeval.prompts import PromptLibrary, format_input, load_prompt_file
+from localeval.prompts import LANGUAGES, PromptLibrary, format_input, load_prompt_file
 from localeval.steps import STEPS
 
 DEFAULTS = bundled_prompts_dir()
@@ -68,18 +68,19 @@ def load_error(folder: Path, step: str = "statements", lang: str = "en") -> str:
 # --- the shipped prompt files ------------------------------------------------------------------
 
 
-def test_available_lists_the_shipped_files():
-    assert PromptLibrary().available() == [("statement_support", "en"), ("statements", "en")]
+def test_available_lists_every_step_in_every_language():
+    assert PromptLibrary().available() == [(step, lang) for step in sorted(STEPS) for lang in LANGUAGES]
 
 
-@pytest.mark.parametrize("step", ["statements", "statement_support"])
-def test_shipped_prompt_loads_with_its_examples_validated(step):
-    path = DEFAULTS / "en" / f"{step}.toml"
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("step", sorted(STEPS))
+def test_shipped_prompt_loads_with_its_examples_validated(step, lang):
+    path = DEFAULTS / lang / f"{step}.toml"
     raw = path.read_bytes()
     data = tomllib.loads(raw.decode("utf-8"))
-    template = PromptLibrary().get(step, "en")
+    template = PromptLibrary().get(step, lang)
     assert template.step == step
-    assert template.lang == "en"
+    assert template.lang == lang
     assert template.path == path
     assert template.sha256 == hashlib.sha256(raw).hexdigest()
     assert template.instruction == data["instruction"]
@@ -91,7 +92,7 @@ def test_shipped_prompt_loads_with_its_examples_validated(step):
     assert [example.output_json for example in template.examples] == [
         json.dumps(STEPS[step].output.model_validate(example["output"]).model_dump(mode="json"), ensure_ascii=False)
         for example in data["examples"]]
-    assert not PromptLibrary().is_override(step, "en")
+    assert not PromptLibrary().is_override(step, lang)
 
 
 def test_shipped_prompt_renders_system_examples_then_sample():
@@ -242,14 +243,14 @@ def test_example_output_with_several_problems_lists_them_all(tmp_path):
 def test_unknown_step():
     with pytest.raises(PromptFileError) as info:
         PromptLibrary().get("summary")
-    assert str(info.value) == "Unknown step 'summary'. Known steps: statement_support, statements."
+    assert str(info.value) == f"Unknown step 'summary'. Known steps: {', '.join(sorted(STEPS))}."
 
 
 def test_missing_language_names_the_path_looked_for():
     with pytest.raises(PromptFileError) as info:
-        PromptLibrary().get("statements", "ja")
-    assert str(info.value) == (f"No prompt file for step 'statements' in language 'ja' "
-                               f"(looked for {DEFAULTS / 'ja' / 'statements.toml'}).")
+        PromptLibrary().get("statements", "ko")
+    assert str(info.value) == (f"No prompt file for step 'statements' in language 'ko' "
+                               f"(looked for {DEFAULTS / 'ko' / 'statements.toml'}).")
 
 
 # --- override folders --------------------------------------------------------------------------
@@ -307,11 +308,12 @@ def test_override_dir_that_is_a_file(tmp_path):
 def test_export_writes_every_default_file(tmp_path):
     target = tmp_path / "out"
     written = PromptLibrary().export(target)
-    assert written == [target / "en" / "statement_support.toml", target / "en" / "statements.toml"]
+    expected = sorted(f"{lang}/{step}.toml" for step in STEPS for lang in LANGUAGES) + [
+        f"{lang}/criteria.toml" for lang in LANGUAGES]
+    assert sorted(str(p.relative_to(target)) for p in written) == sorted(expected)
     for path in written:
-        assert path.read_bytes() == (DEFAULTS / "en" / path.name).read_bytes()
-    assert sorted(str(p.relative_to(target)) for p in target.rglob("*") if p.is_file()) == [
-        "en/statement_support.toml", "en/statements.toml"]
+        assert path.read_bytes() == (DEFAULTS / path.relative_to(target)).read_bytes()
+    assert sorted(str(p.relative_to(target)) for p in target.rglob("*") if p.is_file()) == sorted(expected)
 
 
 def test_exported_folder_works_as_an_override(tmp_path):

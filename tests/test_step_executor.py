@@ -16,7 +16,7 @@ from localeval.prompts import PromptLibrary
 from localeval.step_executor import CallCache, CallUsage, StepExecutor, StepOutcome, parse_json_answer
 from localeval.steps import STEPS, Call
 from localeval.steps.statements import Statements
-from localeval.steps.verdicts import SupportVerdict
+from localeval.steps.verdicts import Verdict
 
 CONFIG = JudgeConfig(seed=7, temperature=0.0, vote_temperature=0.9)
 SUPPORT = Call.of("statement_support", retrieved_contexts=["Paris is the capital of France."],
@@ -63,14 +63,14 @@ def test_parse_json_answer_without_an_object(text):
 def test_valid_answer_becomes_the_output():
     judge = FakeJudge([answer(SUPPORTED, prompt_tokens=321, completion_tokens=17, seconds=0.25)])
     outcome = executor(judge).run(SUPPORT, "en")
-    assert outcome == StepOutcome(SupportVerdict(reason="The context says so.", verdict=1),
+    assert outcome == StepOutcome(Verdict(reason="The context says so.", verdict=1),
                                   usage=CallUsage(prompt_tokens=321, completion_tokens=17, seconds=0.25, attempts=1))
     assert judge.calls == [expected_call(SUPPORT, max_tokens=160)]
 
 
 def test_answer_with_prose_around_it_is_accepted():
     judge = FakeJudge(["Answer: " + SUPPORTED + " (done)"])
-    assert executor(judge).run(SUPPORT, "en").output == SupportVerdict(reason="The context says so.", verdict=1)
+    assert executor(judge).run(SUPPORT, "en").output == Verdict(reason="The context says so.", verdict=1)
 
 
 def test_malformed_answer_is_unparseable():
@@ -130,7 +130,7 @@ def test_truncated_then_ok_retries_at_twice_the_budget():
                               truncated=True),
                        answer(SUPPORTED, prompt_tokens=300, completion_tokens=40, seconds=0.5)])
     outcome = executor(judge).run(SUPPORT, "en")
-    assert outcome == StepOutcome(SupportVerdict(reason="The context says so.", verdict=1),
+    assert outcome == StepOutcome(Verdict(reason="The context says so.", verdict=1),
                                   usage=CallUsage(prompt_tokens=600, completion_tokens=200, seconds=1.5, attempts=2))
     assert [call.max_tokens for call in judge.calls] == [160, 320]
     assert judge.calls[0].messages == judge.calls[1].messages
@@ -212,7 +212,7 @@ def test_identical_calls_hit_the_cache():
                              retrieved_contexts=("Paris is the capital of France.",)), "en")
     assert len(judge.calls) == 1
     assert first.usage == CallUsage(100, 10, 0.5, 1, cached=False)
-    assert second == StepOutcome(SupportVerdict(reason="The context says so.", verdict=1),
+    assert second == StepOutcome(Verdict(reason="The context says so.", verdict=1),
                                  usage=CallUsage(cached=True))
 
 
@@ -225,7 +225,7 @@ def test_failures_that_depend_on_the_machine_are_not_cached(fault):
     judge = FakeJudge([fault, SUPPORTED])
     run = executor(judge)
     assert run.run(SUPPORT, "en").output is None
-    assert run.run(SUPPORT, "en") == StepOutcome(SupportVerdict(reason="The context says so.", verdict=1),
+    assert run.run(SUPPORT, "en") == StepOutcome(Verdict(reason="The context says so.", verdict=1),
                                                  usage=CallUsage(100, 10, 0.5, 1))
     assert len(judge.calls) == 2
     assert len(run.cache) == 1
@@ -305,7 +305,7 @@ def test_cache_persists_to_jsonl_and_a_new_cache_serves_the_call(tmp_path):
     reloaded = CallCache(path)
     assert len(reloaded) == 1
     assert executor(judge, reloaded).run(SUPPORT, "en") == StepOutcome(
-        SupportVerdict(reason="The context says so.", verdict=1), usage=CallUsage(cached=True))
+        Verdict(reason="The context says so.", verdict=1), usage=CallUsage(cached=True))
     assert judge.calls == []
 
 

@@ -35,9 +35,10 @@ def main(ctx: click.Context, debug: bool) -> None:
 
 
 def _register_commands() -> None:
-    from localeval.cli import evaluate, models, prompts
+    from localeval.cli import evaluate, metrics, models, prompts
 
     main.add_command(evaluate.evaluate)
+    main.add_command(metrics.metrics)
     main.add_command(models.models)
     main.add_command(prompts.prompts)
 

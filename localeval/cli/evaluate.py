@@ -7,20 +7,38 @@ from pathlib import Path
 
 import click
 
+from localeval.criteria import Definitions, parse_named, read_definitions
 from localeval.dataset import parse_field_map
-from localeval.evaluation import EvaluationOptions, choose_metrics, load_dataset, run_evaluation
+from localeval.evaluation import EvaluationOptions, choose_for_dataset, load_dataset, run_evaluation
 from localeval.judge import JudgeConfig
+from localeval.metrics.options import MetricOptions
 from localeval.report import summary_table
 
 
 @click.command()
 @click.argument("data", type=click.Path(path_type=Path))
-@click.option("--metrics", "metric_list", help="Comma-separated metric names (default: every metric the data allows).")
+@click.option("--metrics", "metric_list",
+              help="Comma-separated metric names; 'aspect_critique' means every criterion (default: the required "
+                   "suite, where the data has the fields). `localeval metrics` lists them.")
 @click.option("--judge", help="Judge GGUF: a file path or a registry name (default: the registry's default judge).")
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("results"), show_default=True,
               help="Results folder; rerunning into the same folder reuses finished judge calls.")
 @click.option("--prompts", "prompts_dir", type=click.Path(path_type=Path), help="Folder overriding any prompt files.")
 @click.option("--map", "field_map", multiple=True, metavar="SOURCE=TARGET", help="Rename a dataset column to a field.")
+@click.option("--lang", type=click.Choice(["auto", "en", "ja", "zh"]), default="auto", show_default=True,
+              help="Prompt language; auto: per sample (kana: ja, Han without kana: zh, else en).")
+@click.option("--embedder", help="Embedder: registry name, sentence-transformers folder or GGUF file "
+                                 "(default: all-minilm-l6-v2 for en, multilingual-e5-small for ja/zh).")
+@click.option("--cross-encoder", type=click.Path(path_type=Path),
+              help="Cross-encoder folder; answer_similarity then scores pairs with it instead of cosine.")
+@click.option("--strictness", default=3, show_default=True,
+              help="answer_relevancy: questions generated; aspect_critique: votes (odd).")
+@click.option("--criterion", "criterion_pairs", multiple=True, metavar="NAME=DEFINITION",
+              help="Add an aspect_critique criterion (metric aspect_critique:NAME).")
+@click.option("--rubric", "rubric_pairs", multiple=True, metavar="NAME=TEXT",
+              help="Replace a rubric_score rubric (reference_free or with_reference).")
+@click.option("--criteria-file", type=click.Path(path_type=Path, dir_okay=False),
+              help="TOML file with [criteria] and [rubrics] tables of NAME = \"definition\".")
 @click.option("--n-ctx", default=8192, show_default=True, help="Judge context window in tokens.")
 @click.option("--threads", type=int, help="CPU threads for the judge (default: all available).")
 @click.option("--gpu-layers", default=0, show_default=True, help="Layers to offload to the GPU (-1: all).")
@@ -29,25 +47,41 @@ from localeval.report import summary_table
 @click.option("--chat-template", type=click.Path(path_type=Path, dir_okay=False),
               help="Jinja chat template, for GGUF files without one.")
 def evaluate(data: Path, metric_list: str | None, judge: str | None, out: Path, prompts_dir: Path | None,
-             field_map: tuple[str, ...], n_ctx: int, threads: int | None, gpu_layers: int, seed: int,
+             field_map: tuple[str, ...], lang: str, embedder: str | None, cross_encoder: Path | None,
+             strictness: int, criterion_pairs: tuple[str, ...], rubric_pairs: tuple[str, ...],
+             criteria_file: Path | None, n_ctx: int, threads: int | None, gpu_layers: int, seed: int,
              temperature: float, chat_template: Path | None) -> None:
     """Score DATA (JSONL, JSON or CSV) and write per-sample results, a summary and a manifest."""
     config = JudgeConfig(n_ctx=n_ctx, n_threads=threads, n_gpu_layers=gpu_layers, seed=seed,
                          temperature=temperature, chat_template=chat_template)
     requested = tuple(name.strip() for name in metric_list.split(",") if name.strip()) if metric_list else None
+    user = read_definitions(criteria_file) if criteria_file else Definitions()
+    user = user.merged(Definitions(parse_named(criterion_pairs, "criterion"), parse_named(rubric_pairs, "rubric")))
     options = EvaluationOptions(data=data, out=out, metrics=requested, judge=judge, judge_config=config,
-                                prompts_dir=prompts_dir, field_map=parse_field_map(field_map))
+                                prompts_dir=prompts_dir, field_map=parse_field_map(field_map), lang=lang,
+                                embedder=embedder, cross_encoder=cross_encoder, definitions=user,
+                                metric_options=MetricOptions(strictness=strictness))
     dataset = load_dataset(options)
-    choice = choose_metrics(requested, dataset)
-    click.echo(f"{len(dataset.samples)} samples from {data}; metrics: {', '.join(m.name for m in choice.chosen)}", err=True)
-    for name, why in choice.skipped.items():
-        click.echo(f"  skipped {name}: {why}", err=True)
+    choice = choose_for_dataset(options, dataset)
+    samples = f"{len(dataset.samples)} sample{'' if len(dataset.samples) == 1 else 's'}"
+    click.echo(f"{samples} from {data}; metrics: {', '.join(m.name for m in choice.chosen)}", err=True)
+    _explain_skipped(choice.skipped)
     result = run_evaluation(options, dataset, choice.chosen, progress=_ProgressLine())
     click.echo(summary_table(result))
     click.echo(f"\nResults written to {out}/")
     if result.interrupted:
         click.echo("Interrupted. Rerun the same command to resume from the finished judge calls.", err=True)
         sys.exit(130)
+
+
+def _explain_skipped(skipped: dict[str, str]) -> None:
+    """Metrics the data cannot feed, one per line; the optional ones on a single line."""
+    optional = [name for name, why in skipped.items() if why.startswith("not in the default suite")]
+    for name, why in skipped.items():
+        if name not in optional:
+            click.echo(f"  skipped {name}: {why}", err=True)
+    if optional:
+        click.echo(f"  also available with --metrics: {', '.join(optional)}", err=True)
 
 
 class _ProgressLine:

@@ -1,7 +1,8 @@
 """What a metric is: its fields, its judge steps and models, and a program that turns step outputs into a score.
 
 A metric's `compute(sample, options)` is a generator: it yields a judge `Call` (or a list of calls),
-an `Embed` or a `Similarity` request, receives the result back, and finally returns a `Score`. The
+an `Embed` or a `Similarity` request, receives the result back, and finally returns a `Score`.
+A metric that needs no model is a plain function that returns its `Score` at once. The
 runner decides when and in which order requests run, batches them, shares identical calls between
 metrics, and turns any failed call into a NaN with its reason.
 """
@@ -20,7 +21,7 @@ from localeval.steps import Call
 
 Request = Call | list[Call] | Embed | Similarity
 MetricProgram = Generator[Request, Any, "Score"]
-Compute = Callable[[Sample, MetricOptions], MetricProgram]
+Compute = Callable[[Sample, MetricOptions], "MetricProgram | Score"]
 
 
 @dataclass(frozen=True)

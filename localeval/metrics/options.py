@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from localeval.errors import ConfigError
+
 
 @dataclass(frozen=True)
 class MetricOptions:
@@ -13,8 +15,29 @@ class MetricOptions:
     correctness_weights: tuple[float, float] = (0.75, 0.25)  # answer_correctness: (factuality, similarity)
     similarity_threshold: float | None = None  # answer_similarity: turns the score into 0/1
     correctness_threshold: float | None = None  # answer_correctness: turns the score into 0/1
-    criteria: Mapping[str, str] = field(default_factory=dict)  # aspect_critique: name -> definition
-    rubrics: Mapping[str, str] = field(default_factory=dict)  # rubric_score: name -> rubric text
+    criteria: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # lang -> criterion name -> definition
+    rubrics: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # lang -> rubric name -> rubric text
+    lang: str = "en"  # the sample's language; the runner sets it per sample
+
+    def __post_init__(self) -> None:
+        if self.strictness < 1 or self.strictness % 2 == 0:
+            raise ConfigError(f"strictness must be a positive odd number (votes need a majority), "
+                              f"not {self.strictness}.")
+
+    def criterion(self, name: str) -> str:
+        """The criterion's definition in the sample's language."""
+        return _lookup(self.criteria, self.lang, name, "criterion")
+
+    def rubric(self, name: str) -> str:
+        return _lookup(self.rubrics, self.lang, name, "rubric")
+
+
+def _lookup(table: Mapping[str, Mapping[str, str]], lang: str, name: str, what: str) -> str:
+    try:
+        return table[lang][name]
+    except KeyError:
+        known = ", ".join(sorted(table.get(lang, {}))) or "none"
+        raise ConfigError(f"No {what} named '{name}' for language '{lang}' (known: {known}).") from None
 
 
 DEFAULT_OPTIONS = MetricOptions()

@@ -6,7 +6,8 @@ NaN means "nothing to score"; the caller attaches the reason code.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Hashable, Iterable, Sequence
 
 from localeval.text import normalize
 
@@ -35,6 +36,15 @@ def f_beta(tp: int, fp: int, fn: int, beta: float = 1.0) -> float:
         return math.nan
     b2 = beta * beta
     return (1 + b2) * tp / ((1 + b2) * tp + b2 * fn + fp)
+
+
+def f_beta_of(precision: float, recall: float, beta: float = 1.0) -> float:
+    """F-beta from precision and recall; NaN if either is NaN, 0 when both are 0."""
+    if math.isnan(precision) or math.isnan(recall):
+        return math.nan
+    b2 = beta * beta
+    denominator = b2 * precision + recall
+    return (1 + b2) * precision * recall / denominator if denominator else 0.0
 
 
 def weighted_mean(values: Sequence[float], weights: Sequence[float]) -> float:
@@ -69,12 +79,68 @@ def mean(values: Iterable[float]) -> float:
 def entity_recall(reference_entities: Iterable[str], context_entities: Iterable[str], context_text: str = "") -> float:
     """Share of the reference's entities found in the contexts, compared after NFKC, case and space normalisation.
 
-    An entity counts as found when the contexts' entity list has it, or when it appears verbatim in the
-    contexts' text (a small judge often lists "Paris, France" where the reference says "Paris").
+    An entity counts as found when the contexts' entity list has it, or when it appears in the
+    contexts' text (a small judge often lists "Paris, France" where the reference says "Paris"); in
+    the text, an entity that starts or ends with a letter or digit must not sit inside a longer word
+    ("US" is not in "USB"). CJK text has no spaces, so there a CJK entity matches anywhere.
     """
     wanted = {normalize(e) for e in reference_entities if normalize(e)}
     if not wanted:
         return math.nan
     found = {normalize(e) for e in context_entities}
     text = normalize(context_text)
-    return sum(1 for e in wanted if e in found or (text and e in text)) / len(wanted)
+    return sum(1 for e in wanted if e in found or _appears(e, text)) / len(wanted)
+
+
+def _appears(entity: str, text: str) -> bool:
+    left = r"(?<![a-z0-9])" if re.match(r"[a-z0-9]", entity) else ""
+    right = r"(?![a-z0-9])" if re.search(r"[a-z0-9]$", entity) else ""
+    return re.search(left + re.escape(entity) + right, text) is not None
+
+
+def unit_interval(value: float) -> float:
+    """A similarity clamped to [0, 1] (a negative cosine means unrelated); NaN stays NaN, never a silent 0."""
+    return value if math.isnan(value) else min(1.0, max(0.0, value))
+
+
+def lcs_length(a: Sequence[Hashable], b: Sequence[Hashable]) -> int:
+    """Length of the longest common subsequence of two token sequences: the match count behind ROUGE-L."""
+    if len(a) < len(b):
+        a, b = b, a  # keep the shorter sequence as the row
+    previous = [0] * (len(b) + 1)
+    for x in a:
+        current = [0]
+        for j, y in enumerate(b, start=1):
+            current.append(previous[j - 1] + 1 if x == y else max(previous[j], current[j - 1]))
+        previous = current
+    return previous[-1]
+
+
+def rouge_l_f1(lcs: int, candidate_length: int, reference_length: int) -> float:
+    """F1 of LCS precision (lcs / candidate) and recall (lcs / reference), i.e. 2·lcs / (c + r); NaN with no tokens."""
+    if candidate_length + reference_length == 0:
+        return math.nan
+    return 2 * lcs / (candidate_length + reference_length)
+
+
+def noise_shares(total_claims: int, relevant: Sequence[bool], wrong_in: Sequence[Sequence[int]]) -> dict[str, float]:
+    """Shares of all response claims that are wrong and carried by a relevant context, or only by irrelevant ones.
+
+    `relevant[i]` says whether context i is relevant; `wrong_in[j][i]` whether context i supports wrong claim j.
+    """
+    if total_claims == 0:
+        return {"relevant": math.nan, "irrelevant": math.nan}
+    by_relevant = by_irrelevant = 0
+    for flags in wrong_in:
+        if any(f and r for f, r in zip(flags, relevant)):
+            by_relevant += 1
+        elif any(f and not r for f, r in zip(flags, relevant)):
+            by_irrelevant += 1
+    return {"relevant": by_relevant / total_claims, "irrelevant": by_irrelevant / total_claims}
+
+
+def conciseness(summary_length: int, text_length: int) -> float:
+    """1 - length ratio of summary to text, in [0, 1]: a summary as long as the text scores 0."""
+    if text_length <= 0:
+        return math.nan
+    return 1.0 - min(summary_length, text_length) / text_length

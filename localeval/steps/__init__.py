@@ -1,9 +1,16 @@
 """Every judge step, by name. Metrics refer to steps by these names; prompts are files named after them."""
 
 from localeval.steps.base import Call, Step, StepInput
+from localeval.steps.entities import ENTITIES
+from localeval.steps.questions import QUESTIONS
+from localeval.steps.relevance import SENTENCE_RELEVANCE
+from localeval.steps.rubric import RUBRIC
 from localeval.steps.statements import STATEMENTS
-from localeval.steps.verdicts import STATEMENT_SUPPORT
+from localeval.steps.summary import SUMMARY_ANSWERS, SUMMARY_QUESTIONS
+from localeval.steps.verdicts import CONTEXT_USEFULNESS, CRITIQUE, STATEMENT_SUPPORT
 
-STEPS: dict[str, Step] = {step.name: step for step in (STATEMENTS, STATEMENT_SUPPORT)}
+STEPS: dict[str, Step] = {step.name: step for step in (
+    STATEMENTS, STATEMENT_SUPPORT, QUESTIONS, CONTEXT_USEFULNESS, SENTENCE_RELEVANCE, ENTITIES, CRITIQUE, RUBRIC,
+    SUMMARY_QUESTIONS, SUMMARY_ANSWERS)}
 
 __all__ = ["STEPS", "Call", "Step", "StepInput"]

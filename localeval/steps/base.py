@@ -17,12 +17,17 @@ class Aligned:
     """The answer's list `output_field` has exactly one item per element of the input `input_name`.
 
     The grammar then enforces the count, so a small judge can neither skip an item nor ramble past
-    the last one, and the token budget grows with the input.
+    the last one, and the token budget grows with the input. An input that is a string instead of a
+    list holds the count itself ("3 questions").
     """
 
     input_name: str
     output_field: str
     tokens_per_item: int
+
+    def count(self, inputs: Mapping[str, StepInput]) -> int:
+        value = inputs[self.input_name]
+        return int(value) if isinstance(value, str) else len(value)
 
 
 @dataclass(frozen=True)
@@ -40,14 +45,14 @@ class Step:
         schema = self.output.model_json_schema()
         if self.aligned and inputs is not None:
             schema = copy.deepcopy(schema)
-            count = len(inputs[self.aligned.input_name])
+            count = self.aligned.count(inputs)
             schema["properties"][self.aligned.output_field].update(minItems=count, maxItems=count)
         return schema
 
     def token_budget(self, inputs: Mapping[str, StepInput]) -> int:
         if self.aligned is None:
             return self.max_tokens
-        return self.max_tokens + self.aligned.tokens_per_item * len(inputs[self.aligned.input_name])
+        return self.max_tokens + self.aligned.tokens_per_item * self.aligned.count(inputs)
 
 
 @dataclass(frozen=True)

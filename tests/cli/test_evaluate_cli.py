@@ -6,9 +6,13 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import EXAMPLE_DATA, write_jsonl
+
 from localeval.cli import main
+from localeval.metrics.selection import REQUIRED_SUITE, expand
+from localeval.models import resolve_embedder_dir
+
+REQUIRED = expand(REQUIRED_SUITE)  # the default suite: the example has every field it needs
 
 
 def run(*args: str):
@@ -25,18 +29,24 @@ def example_run(tmp_path_factory):
 def test_evaluate_writes_samples_summary_and_manifest(example_run):
     result, out = example_run
     assert result.exit_code == 0, result.output
-    assert "faithfulness" in result.output and "6 samples" in result.output
+    assert "6 samples" in result.output
+    assert all(name in result.output for name in REQUIRED)
     records = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
     assert [r["id"] for r in records] == ["eiffel", "insulin", "amazon", "photosynthesis", "moon-landing", "great-wall"]
     assert [r["row"] for r in records] == [1, 2, 3, 4, 5, 6]
     summary = json.loads((out / "summary.json").read_text())
-    faithfulness = summary["metrics"]["faithfulness"]
-    assert faithfulness["count"] + faithfulness["nan_count"] == 6
+    assert list(summary["metrics"]) == REQUIRED
+    for name in REQUIRED:
+        assert summary["metrics"][name]["count"] + summary["metrics"][name]["nan_count"] == 6
     assert summary["judge"]["calls"] > 0 and summary["judge"]["prompt_tokens"] > 0
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["judge"]["sha256"] == "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
     assert manifest["judge"]["name"] == "smollm2-135m"
-    assert set(manifest["prompts"]) == {"en/statements", "en/statement_support"}
+    assert set(manifest["prompts"]) == {f"en/{step}" for step in ("statements", "statement_support", "questions",
+                                        "context_usefulness", "sentence_relevance", "entities", "critique")}
+    assert manifest["encoders"]["embedder_by_language"] == {
+        "en": f"all-minilm-l6-v2 ({resolve_embedder_dir('all-minilm-l6-v2')})"}
+    assert manifest["languages"] == {"en": 6}
     assert manifest["versions"]["llama-cpp-python"]
 
 
@@ -44,9 +54,13 @@ def test_each_score_has_evidence_or_a_nan_reason(example_run):
     _, out = example_run
     for line in (out / "samples.jsonl").read_text().splitlines():
         record = json.loads(line)
-        if record["scores"]["faithfulness"] is None:
-            assert record["nan_reasons"]["faithfulness"]
-        else:
+        assert list(record["scores"]) == REQUIRED
+        for name, score in record["scores"].items():
+            if score is None:
+                assert record["nan_reasons"][name]
+            else:
+                assert 0.0 <= score <= 1.0 and record["evidence"][name], name
+        if record["scores"]["faithfulness"] is not None:
             statements = record["evidence"]["faithfulness"]["statements"]
             assert all(set(s) == {"statement", "verdict", "reason"} for s in statements)
 
@@ -75,7 +89,8 @@ def test_bad_rows_are_reported_and_good_rows_still_run(tmp_path):
          "contexts": ["On a clear day the sky is blue."]},
         {"id": "bad", "user_input": "Q", "response": "A", "retrieved_contexts": "not a list"},
     ])
-    result = run("evaluate", str(data), "--judge", "smollm2-135m", "--out", str(tmp_path / "out"), "--n-ctx", "4096")
+    result = run("evaluate", str(data), "--metrics", "faithfulness", "--judge", "smollm2-135m",
+                 "--out", str(tmp_path / "out"), "--n-ctx", "4096")
     assert result.exit_code == 0, result.output
     assert "line 2 (id bad): retrieved_contexts: expected a list of strings, got a string" in result.output
     records = [json.loads(line) for line in (tmp_path / "out" / "samples.jsonl").read_text().splitlines()]
@@ -100,7 +115,8 @@ def test_context_overflow_is_a_nan_not_a_crash(tmp_path):
     data = write_jsonl(tmp_path / "data.jsonl", [
         {"id": "long", "user_input": "Summarise.", "response": "It is long.", "retrieved_contexts": ["word " * 3000]},
     ])
-    result = run("evaluate", str(data), "--judge", "smollm2-135m", "--out", str(tmp_path / "out"), "--n-ctx", "1024")
+    result = run("evaluate", str(data), "--metrics", "faithfulness", "--judge", "smollm2-135m",
+                 "--out", str(tmp_path / "out"), "--n-ctx", "1024")
     assert result.exit_code == 0, result.output
     record = json.loads((tmp_path / "out" / "samples.jsonl").read_text())
     assert record["scores"] == {"faithfulness": None}
@@ -110,7 +126,7 @@ def test_context_overflow_is_a_nan_not_a_crash(tmp_path):
 
 @pytest.mark.parametrize("args, message", [
     (["missing.jsonl"], "Error: dataset file not found: missing.jsonl"),
-    (["{data}", "--metrics", "faithfulness,nonsense"], "Error: Unknown metric(s): nonsense. Known metrics: faithfulness."),
+    (["{data}", "--metrics", "faithfulness,nonsense"], "Error: Unknown metric(s): nonsense. Run `localeval metrics` to list them"),
     (["{data}", "--judge", "/nowhere/model.gguf"], "Error: Model file not found: /nowhere/model.gguf"),
     (["{data}", "--map", "oops"], "Error: --map 'oops'"),
     (["{data}", "--judge", "no-such-model"], "Error: Unknown model 'no-such-model'."),

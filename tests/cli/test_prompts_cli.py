@@ -6,6 +6,8 @@ from click.testing import CliRunner
 
 from localeval._resources import bundled_prompts_dir
 from localeval.cli import main
+from localeval.prompts import LANGUAGES
+from localeval.steps import STEPS
 
 
 def run(*args: str):
@@ -16,7 +18,7 @@ def test_list_names_every_step_file_and_hash():
     result = run("prompts", "list")
     assert result.exit_code == 0
     lines = [line for line in result.output.splitlines() if not line.startswith(" ")]
-    assert [line.split()[:2] for line in lines] == [["statement_support", "en"], ["statements", "en"]]
+    assert [line.split()[:2] for line in lines] == [[step, lang] for step in sorted(STEPS) for lang in LANGUAGES]
 
 
 def test_show_prints_the_file_with_its_path_and_hash():
@@ -30,13 +32,14 @@ def test_show_prints_the_file_with_its_path_and_hash():
 def test_show_unknown_step_is_an_error():
     result = run("prompts", "show", "nonsense")
     assert result.exit_code == 1
-    assert result.output == "Error: Unknown step 'nonsense'. Known steps: statement_support, statements.\n"
+    assert result.output == f"Error: Unknown step 'nonsense'. Known steps: {', '.join(sorted(STEPS))}.\n"
 
 
 def test_export_then_override_one_file(tmp_path: Path):
     result = run("prompts", "export", str(tmp_path / "mine"))
     assert result.exit_code == 0
-    assert result.output == f"Wrote 2 prompt files to {tmp_path / 'mine'}/\n"
+    files = len(STEPS) * len(LANGUAGES) + len(LANGUAGES)  # every step's prompt, and criteria.toml, per language
+    assert result.output == f"Wrote {files} prompt files to {tmp_path / 'mine'}/\n"
     edited = tmp_path / "mine" / "en" / "statements.toml"
     edited.write_text(edited.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
     (tmp_path / "mine" / "en" / "statement_support.toml").unlink()

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import math
-
 import pytest
+from programs import finish, view
 
-from localeval.metrics import METRICS, MetricProgram, Score
+from localeval.metrics import METRICS
 from localeval.metrics.faithfulness import faithfulness
 from localeval.samples import Sample
 from localeval.steps import Call
 from localeval.steps.statements import Statements
-from localeval.steps.verdicts import SupportVerdict
+from localeval.steps.verdicts import Verdict
 
 CONTEXTS = ("Paris is the capital of France. It has 2.1 million inhabitants.",)
 QUESTION = "Tell me about Paris."
@@ -20,16 +19,6 @@ QUESTION = "Tell me about Paris."
 def sample(response: str = "Paris is the capital of France. It has 2.1 million people. Hello!",
            contexts: tuple[str, ...] = CONTEXTS) -> Sample:
     return Sample("q1", 1, user_input=QUESTION, response=response, retrieved_contexts=contexts)
-
-
-def finish(program: MetricProgram, value: object) -> Score:
-    with pytest.raises(StopIteration) as info:
-        program.send(value)
-    return info.value.value
-
-
-def view(score: Score) -> tuple:
-    return ("NaN" if math.isnan(score.value) else score.value, score.reason, score.evidence)
 
 
 def support(statement: str, contexts: tuple[str, ...] = CONTEXTS) -> Call:
@@ -72,9 +61,9 @@ def test_three_statements_with_verdicts_1_0_1():
         ["Paris is the capital of France."], ["Paris has 2.1 million people.", "Paris is large."], []]))
     assert calls == [support("Paris is the capital of France."), support("Paris has 2.1 million people."),
                      support("Paris is large.")]
-    score = finish(program, [SupportVerdict(reason="Stated in [1].", verdict=1),
-                             SupportVerdict(reason="Not mentioned.", verdict=0),
-                             SupportVerdict(reason="Same number in [1].", verdict=1)])
+    score = finish(program, [Verdict(reason="Stated in [1].", verdict=1),
+                             Verdict(reason="Not mentioned.", verdict=0),
+                             Verdict(reason="Same number in [1].", verdict=1)])
     assert view(score) == (2 / 3, None, {"statements": [
         {"statement": "Paris is the capital of France.", "verdict": 1, "reason": "Stated in [1]."},
         {"statement": "Paris has 2.1 million people.", "verdict": 0, "reason": "Not mentioned."},
@@ -90,8 +79,8 @@ def test_duplicate_statements_across_sentence_groups_count_once():
         ["Paris is the capital of France."]]))
     assert calls == [support("Paris is the capital of France."), support("Paris is in France."),
                      support("Paris has 2.1 million people.")]
-    score = finish(program, [SupportVerdict(reason="r1", verdict=1), SupportVerdict(reason="r2", verdict=1),
-                             SupportVerdict(reason="r3", verdict=0)])
+    score = finish(program, [Verdict(reason="r1", verdict=1), Verdict(reason="r2", verdict=1),
+                             Verdict(reason="r3", verdict=0)])
     assert view(score) == (2 / 3, None, {"statements": [
         {"statement": "Paris is the capital of France.", "verdict": 1, "reason": "r1"},
         {"statement": "Paris is in France.", "verdict": 1, "reason": "r2"},
@@ -106,7 +95,7 @@ def test_blank_contexts_are_left_out_of_the_verdict_calls():
     assert calls == [Call("statement_support", (
         ("retrieved_contexts", ("Paris is the capital of France.", "Paris is in Europe.")),
         ("statement", "Paris is in Europe.")))]
-    assert view(finish(program, [SupportVerdict(reason="[2] says so.", verdict=1)])) == (1.0, None, {"statements": [
+    assert view(finish(program, [Verdict(reason="[2] says so.", verdict=1)])) == (1.0, None, {"statements": [
         {"statement": "Paris is in Europe.", "verdict": 1, "reason": "[2] says so."}]})
 
 
@@ -114,7 +103,7 @@ def test_all_statements_unsupported_scores_zero():
     program = faithfulness.compute(sample(response="パリはドイツにあります。人口は百人です。"))
     assert next(program).input_dict()["sentences"] == ("パリはドイツにあります。", "人口は百人です。")
     program.send(Statements(statements=[["パリはドイツにあります。"], ["パリの人口は百人です。"]]))
-    score = finish(program, [SupportVerdict(reason="違う。", verdict=0), SupportVerdict(reason="違う。", verdict=0)])
+    score = finish(program, [Verdict(reason="違う。", verdict=0), Verdict(reason="違う。", verdict=0)])
     assert view(score) == (0.0, None, {"statements": [
         {"statement": "パリはドイツにあります。", "verdict": 0, "reason": "違う。"},
         {"statement": "パリの人口は百人です。", "verdict": 0, "reason": "違う。"}]})

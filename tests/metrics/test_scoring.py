@@ -6,7 +6,19 @@ import math
 
 import pytest
 
-from localeval.metrics.scoring import fraction
+from localeval.metrics.scoring import (
+    apply_threshold,
+    average_precision,
+    conciseness,
+    entity_recall,
+    f_beta,
+    f_beta_of,
+    fraction,
+    majority,
+    noise_shares,
+    unit_interval,
+    weighted_mean,
+)
 
 
 @pytest.mark.parametrize(
@@ -32,7 +44,6 @@ def test_fraction_of_nothing_is_nan(hits):
 
 
 def test_average_precision_hand_computed():
-    from localeval.metrics.scoring import average_precision
     assert average_precision([1, 0, 1]) == (1 / 1 + 2 / 3) / 2
     assert average_precision([0, 1]) == 0.5
     assert average_precision([0, 0]) == 0.0
@@ -41,7 +52,6 @@ def test_average_precision_hand_computed():
 
 
 def test_f_beta_hand_computed():
-    from localeval.metrics.scoring import f_beta
     assert f_beta(2, 1, 1) == 4 / 6
     assert f_beta(2, 1, 1, beta=2.0) == 5 * 2 / (5 * 2 + 4 * 1 + 1)
     assert f_beta(0, 3, 0) == 0.0
@@ -49,7 +59,6 @@ def test_f_beta_hand_computed():
 
 
 def test_weighted_mean_threshold_and_majority():
-    from localeval.metrics.scoring import apply_threshold, majority, weighted_mean
     assert weighted_mean([1.0, 0.5], [0.75, 0.25]) == 0.875
     assert math.isnan(weighted_mean([math.nan, 0.5], [0.75, 0.25]))
     assert apply_threshold(0.7, 0.5) == 1.0 and apply_threshold(0.4, 0.5) == 0.0 and apply_threshold(0.5, 0.5) == 1.0
@@ -58,8 +67,44 @@ def test_weighted_mean_threshold_and_majority():
 
 
 def test_entity_recall_normalises_and_looks_in_the_context_text():
-    from localeval.metrics.scoring import entity_recall
     assert entity_recall(["Paris", "１８８９", "Gustave Eiffel"], ["paris", "1889"]) == 2 / 3
     assert entity_recall(["Gustave  Eiffel"], [], "Designed by GUSTAVE EIFFEL's company.") == 1.0
     assert entity_recall(["東京", "２０２０年"], ["2020年"]) == 0.5
     assert math.isnan(entity_recall([], ["x"]))
+
+
+def test_noise_shares_hand_computed():
+    relevant = [True, False, True]
+    # claim 1: in relevant context 1; claim 2: only in irrelevant context 2; claim 3: in 2 and in relevant 3
+    # (a relevant context wins); claim 4: carried by no context. Relevant 2/4, irrelevant 1/4.
+    wrong_in = [[1, 0, 0], [0, 1, 0], [0, 1, 1], [0, 0, 0]]
+    assert noise_shares(4, relevant, wrong_in) == {"relevant": 0.5, "irrelevant": 0.25}
+    assert noise_shares(5, relevant, wrong_in[:2]) == {"relevant": 1 / 5, "irrelevant": 1 / 5}
+    assert noise_shares(3, relevant, []) == {"relevant": 0.0, "irrelevant": 0.0}
+    assert all(math.isnan(v) for v in noise_shares(0, relevant, []).values())
+
+
+def test_conciseness_hand_computed():
+    assert conciseness(10, 40) == 0.75  # 1 - 10/40
+    assert conciseness(0, 40) == 1.0
+    assert conciseness(40, 40) == 0.0
+    assert conciseness(50, 40) == 0.0  # a summary longer than the text counts as the text's length
+    assert math.isnan(conciseness(5, 0))
+
+
+def test_f_beta_of_precision_and_recall():
+    assert f_beta_of(0.5, 1 / 3) == pytest.approx(0.4)  # 2·(1/6) / (5/6)
+    assert f_beta_of(0.5, 1 / 3, beta=2.0) == pytest.approx(5 / 14)  # 5·(1/6) / (4·0.5 + 1/3)
+    assert f_beta_of(0.0, 0.0) == 0.0
+    assert math.isnan(f_beta_of(math.nan, 1.0))
+
+
+def test_unit_interval_clamps_but_keeps_nan():
+    assert (unit_interval(-0.2), unit_interval(0.3), unit_interval(1.0000001)) == (0.0, 0.3, 1.0)
+    assert math.isnan(unit_interval(math.nan))
+
+
+def test_entity_recall_needs_word_boundaries_for_latin_and_digits_but_not_for_cjk():
+    assert entity_recall(["US", "99"], [], "The USB standard from 1999.") == 0.0
+    assert entity_recall(["US", "1999"], [], "Made in the US in 1999.") == 1.0
+    assert entity_recall(["東京"], [], "東京都に住んでいる。") == 1.0

@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 from localeval._resources import project_path, registry_path
+from localeval.encoders import MULTILINGUAL_DEFAULT
 from localeval.errors import ModelFileError
 from localeval.models import ModelEntry, load_registry
 
@@ -91,7 +92,9 @@ def test_requirements_files_pin_the_registry_packages() -> None:
         lines = (project_path("models") / name).read_text().splitlines()
         required = {line for line in lines if line and not line.startswith("#")}
         assert required <= pins, name
-    default = registry.get(registry.default_judge).packages + registry.get(registry.default_embedder).packages
+    # The default setup carries the default judge, the default (English) embedder and the multilingual one.
+    default = [pin for name in (registry.default_judge, registry.default_embedder, MULTILINGUAL_DEFAULT)
+               for pin in registry.get(name).packages]
     assert set(default) == {
         line for line in (project_path("models") / "requirements-default.txt").read_text().splitlines()
         if line and not line.startswith("#")

@@ -1,0 +1,34 @@
+"""Answer relevancy: how well questions written back from the response match the real question."""
+
+import math
+
+import numpy as np
+
+from localeval.encoders import Embed
+from localeval.metrics.base import MetricProgram, Score, metric
+from localeval.metrics.options import DEFAULT_OPTIONS, MetricOptions
+from localeval.metrics.scoring import mean, unit_interval
+from localeval.samples import Sample
+from localeval.steps import Call
+
+
+@metric("answer_relevancy", required=("user_input", "response"), steps=("questions",), models=("judge", "embedder"))
+def answer_relevancy(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS) -> MetricProgram:
+    """Mean cosine between the question and `strictness` questions the judge writes back from the response.
+
+    One call writes all `strictness` questions (the grammar fixes their number), so the judge varies
+    them instead of sampling the same question again. Cosines below 0 count as 0. The score is 0
+    when every generated question is flagged noncommittal (an evasive answer).
+    """
+    generated = (yield Call.of("questions", response=sample.response, count=str(options.strictness))).questions
+    texts = [q.question for q in generated]
+    vectors = yield Embed((sample.user_input, *texts))
+    cosines = [unit_interval(float(np.dot(vectors[0], v))) for v in vectors[1:]]
+    evidence = {"questions": [{"question": q.question, "noncommittal": q.noncommittal, "cosine": round(c, 4)}
+                              for q, c in zip(generated, cosines)]}
+    if all(q.noncommittal for q in generated):
+        return Score(0.0, evidence=evidence)
+    value = mean(cosines)
+    if math.isnan(value):
+        return Score.nan("encoder_nan", **evidence)
+    return Score(value, evidence=evidence)

@@ -1,0 +1,38 @@
+"""Context precision and utilization: are the useful contexts ranked first?"""
+
+from __future__ import annotations
+
+from localeval.metrics.base import MetricProgram, Score, metric
+from localeval.metrics.options import DEFAULT_OPTIONS, MetricOptions
+from localeval.metrics.scoring import average_precision
+from localeval.samples import Sample
+from localeval.steps import Call
+
+
+def _ranked_usefulness(sample: Sample, answer: str) -> MetricProgram:
+    """One verdict per retrieved context, in rank order; a blank context is not useful and costs no call."""
+    contexts = sample.retrieved_contexts
+    ranks = [i for i, c in enumerate(contexts) if c.strip()]
+    if not ranks:
+        return Score.nan("empty_contexts")
+    verdicts = yield [Call.of("context_usefulness", user_input=sample.user_input, answer=answer, context=contexts[i])
+                      for i in ranks]
+    by_rank = dict(zip(ranks, verdicts))
+    flags = [by_rank[i].verdict if i in by_rank else 0 for i in range(len(contexts))]
+    evidence = [{"rank": i + 1, "verdict": flags[i], "reason": by_rank[i].reason if i in by_rank else "blank context"}
+                for i in range(len(contexts))]
+    return Score(average_precision(flags), evidence={"contexts": evidence})
+
+
+@metric("context_precision", required=("user_input", "retrieved_contexts", "reference"),
+        steps=("context_usefulness",), models=("judge",))
+def context_precision(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS) -> MetricProgram:
+    """Average precision of the contexts' usefulness for arriving at the reference, over ranks."""
+    return (yield from _ranked_usefulness(sample, sample.reference))
+
+
+@metric("context_utilization", required=("user_input", "retrieved_contexts", "response"),
+        steps=("context_usefulness",), models=("judge",))
+def context_utilization(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS) -> MetricProgram:
+    """Average precision of the contexts' usefulness for the response, over ranks (reference-free)."""
+    return (yield from _ranked_usefulness(sample, sample.response))

@@ -1,0 +1,96 @@
+"""Answer correctness and factual correctness: the response's statements against the reference's.
+
+TP: response statements the reference supports; FP: those it does not; FN: reference statements
+the response does not support. Every metric here makes the same calls, so they run once.
+factual_correctness's recall counts on the reference's side (its statements the response
+supports), so precision and recall each come from one side's own verdicts.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from localeval.metrics.answer_similarity import similarity
+from localeval.metrics.base import MetricProgram, Score, metric
+from localeval.metrics.claims import statements_of_both, support, verdict_evidence
+from localeval.metrics.options import DEFAULT_OPTIONS, MetricOptions
+from localeval.metrics.scoring import apply_threshold, f_beta, f_beta_of, fraction, unit_interval, weighted_mean
+from localeval.samples import Sample
+
+_FIELDS = ("user_input", "response", "reference")
+_STEPS = ("statements", "statement_support")
+
+
+@dataclass(frozen=True)
+class Classified:
+    tp: int
+    fp: int
+    fn: int
+    reference_claims: int
+    evidence: dict
+
+
+def classify(sample: Sample) -> MetricProgram:
+    """TP, FP and FN counts with the verdicts behind them; None when neither text states anything."""
+    claims, reference_claims = yield from statements_of_both(sample)
+    if not claims and not reference_claims:
+        return None
+    verdicts = yield ([support([sample.reference], s) for s in claims]
+                      + [support([sample.response], s) for s in reference_claims])
+    claim_verdicts, reference_verdicts = verdicts[:len(claims)], verdicts[len(claims):]
+    tp = sum(v.verdict for v in claim_verdicts)
+    fn = sum(1 - v.verdict for v in reference_verdicts)
+    evidence = {"response_statements": verdict_evidence(claims, claim_verdicts),
+                "reference_statements": verdict_evidence(reference_claims, reference_verdicts)}
+    return Classified(tp, len(claims) - tp, fn, len(reference_claims), evidence)
+
+
+@metric("answer_correctness", required=_FIELDS, steps=_STEPS, models=("judge", "embedder"))
+def answer_correctness(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS) -> MetricProgram:
+    """Weighted mean of factuality (F-beta of TP/FP/FN statements) and answer similarity, weights 0.75/0.25."""
+    counts = yield from classify(sample)
+    if counts is None:
+        return Score.nan("no_statements")
+    factuality = f_beta(counts.tp, counts.fp, counts.fn, options.beta)
+    similar = unit_interval(float((yield similarity(sample.response, sample.reference))[0]))
+    value = weighted_mean([factuality, similar], options.correctness_weights)
+    evidence = {"tp": counts.tp, "fp": counts.fp, "fn": counts.fn, "factuality": factuality,
+                "similarity": round(similar, 4), **counts.evidence}
+    if math.isnan(value):
+        return Score.nan("encoder_nan", **evidence)
+    return Score(apply_threshold(value, options.correctness_threshold), evidence=evidence)
+
+
+def _factual(sample: Sample, options: MetricOptions, which: str) -> MetricProgram:
+    counts = yield from classify(sample)
+    if counts is None:
+        return Score.nan("no_statements")
+    precision = fraction(counts.tp, counts.tp + counts.fp)
+    recall = fraction(counts.reference_claims - counts.fn, counts.reference_claims)
+    value = {"f1": f_beta_of(precision, recall, options.beta), "precision": precision, "recall": recall}[which]
+    evidence = {"tp": counts.tp, "fp": counts.fp, "fn": counts.fn, **counts.evidence}
+    if math.isnan(value):  # the response (precision) or the reference (recall) states nothing
+        return Score.nan("no_statements", **evidence)
+    return Score(value, evidence=evidence)
+
+
+@metric("factual_correctness", required=_FIELDS, steps=_STEPS, models=("judge",))
+def factual_correctness(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS) -> MetricProgram:
+    """F-beta of claim-level precision (response claims the reference supports) and recall (the reverse).
+
+    NaN `no_statements` when either side states nothing, since one of the two is then undefined.
+    """
+    return (yield from _factual(sample, options, "f1"))
+
+
+@metric("factual_correctness_precision", required=_FIELDS, steps=_STEPS, models=("judge",))
+def factual_correctness_precision(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS) -> MetricProgram:
+    """Share of the response's claims that the reference supports."""
+    return (yield from _factual(sample, options, "precision"))
+
+
+@metric("factual_correctness_recall", required=_FIELDS, steps=_STEPS, models=("judge",))
+def factual_correctness_recall(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS) -> MetricProgram:
+    """Share of the reference's claims that the response supports."""
+    return (yield from _factual(sample, options, "recall"))

@@ -1,0 +1,80 @@
+"""Tests for noise_sensitivity_relevant / _irrelevant, driven by hand: no judge, the step outputs are given."""
+
+from __future__ import annotations
+
+import pytest
+from programs import finish, support, view
+
+from localeval.metrics import METRICS
+from localeval.metrics.claims import statements_of
+from localeval.metrics.noise_sensitivity import noise_sensitivity_irrelevant, noise_sensitivity_relevant
+from localeval.metrics.options import MetricOptions
+from localeval.samples import Sample
+from localeval.steps.statements import Statements
+from localeval.steps.verdicts import Verdict
+
+QUESTION = "Tell me about the Eiffel Tower."
+RESPONSE = "The Eiffel Tower is in Paris. It was built in 1900. It is 500 metres tall."
+REFERENCE = "The Eiffel Tower is in Paris. It was completed in 1889."
+A = "The Eiffel Tower is in Paris. Some guides say it was built in 1900."  # relevant: supports F1
+B = "A fan site claims the Eiffel Tower is 500 metres tall."  # irrelevant: supports no reference statement
+S1, S2 = "The Eiffel Tower is in Paris.", "The Eiffel Tower was built in 1900."
+S3 = "The Eiffel Tower is 500 metres tall."
+F1, F2 = "The Eiffel Tower is in Paris.", "The Eiffel Tower was completed in 1889."
+BOTH = (noise_sensitivity_relevant, noise_sensitivity_irrelevant)
+
+
+def sample(contexts: tuple[str, ...] | None = (A, "  ", B)) -> Sample:
+    return Sample("q1", 1, user_input=QUESTION, response=RESPONSE, reference=REFERENCE, retrieved_contexts=contexts)
+
+
+def verdicts(*flags: int) -> list[Verdict]:
+    return [Verdict(reason=f"v{i}", verdict=flag) for i, flag in enumerate(flags, start=1)]
+
+
+def test_declarations():
+    for metric in BOTH:
+        assert METRICS[metric.name] is metric
+        assert metric.required == ("user_input", "response", "reference", "retrieved_contexts")
+        assert metric.steps == ("statements", "statement_support")
+
+
+@pytest.mark.parametrize(("metric", "expected"), [(noise_sensitivity_relevant, 1 / 3),
+                                                  (noise_sensitivity_irrelevant, 1 / 3)])
+def test_hand_worked_case_and_request_order(metric, expected):
+    program = metric.compute(sample(), MetricOptions())
+    assert next(program) == [statements_of(QUESTION, RESPONSE), statements_of(QUESTION, REFERENCE)]
+    # Every response statement against [reference]: S1 correct; S2, S3 wrong.
+    assert program.send([Statements(statements=[[S1], [S2], [S3]]), Statements(statements=[[F1], [F2]])]) == [
+        support(REFERENCE, S1), support(REFERENCE, S2), support(REFERENCE, S3)]
+    # Each reference statement against each non-blank context, context-major: A supports F1, B nothing.
+    assert program.send(verdicts(1, 0, 0)) == [support(A, F1), support(A, F2), support(B, F1), support(B, F2)]
+    # Each wrong statement against each context, context-major: A carries S2, B carries S3.
+    assert program.send(verdicts(1, 0, 0, 0)) == [support(A, S2), support(A, S3), support(B, S2), support(B, S3)]
+    score = finish(program, verdicts(1, 0, 0, 1))
+    # S2 wrong and in relevant A -> relevant 1/3; S3 wrong and only in irrelevant B -> irrelevant 1/3.
+    assert view(score) == (expected, None, {"wrong_statements": [S2, S3], "relevant_contexts": [1]})
+
+
+def test_no_wrong_statements_scores_zero():
+    program = noise_sensitivity_relevant.compute(sample(contexts=(A,)), MetricOptions())
+    next(program)
+    program.send([Statements(statements=[[S1], [], []]), Statements(statements=[[F1], [F2]])])
+    assert program.send(verdicts(1)) == [support(A, F1), support(A, F2)]
+    assert program.send(verdicts(1, 1)) == []
+    assert view(finish(program, [])) == (0.0, None, {"wrong_statements": [], "relevant_contexts": [1]})
+
+
+@pytest.mark.parametrize("metric", BOTH)
+@pytest.mark.parametrize("contexts", [None, (), ("",), (" ", "\n")])
+def test_empty_contexts(metric, contexts):
+    program = metric.compute(sample(contexts=contexts), MetricOptions())
+    assert view(finish(program, None)) == ("NaN", "empty_contexts", {})
+
+
+@pytest.mark.parametrize("metric", BOTH)
+def test_no_response_statements(metric):
+    program = metric.compute(sample(), MetricOptions())
+    next(program)
+    score = finish(program, [Statements(statements=[[], [" "], []]), Statements(statements=[[F1], [F2]])])
+    assert view(score) == ("NaN", "no_statements", {})

@@ -1,0 +1,27 @@
+"""Driving a metric program by hand in tests: the step outputs are given, no judge runs."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from localeval.metrics import MetricProgram, Score
+from localeval.steps import Call
+
+
+def finish(program: MetricProgram, value: object) -> Score:
+    """Send the last result; the program must return its Score."""
+    with pytest.raises(StopIteration) as info:
+        program.send(value)
+    return info.value.value
+
+
+def view(score: Score) -> tuple:
+    """A score as comparable values: NaN is not equal to itself."""
+    return ("NaN" if math.isnan(score.value) else score.value, score.reason, score.evidence)
+
+
+def support(context: str, statement: str) -> Call:
+    """The statement_support call against a single text (a reference, a response or one context)."""
+    return Call.of("statement_support", retrieved_contexts=[context], statement=statement)

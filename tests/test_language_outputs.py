@@ -1,0 +1,57 @@
+"""Judge outputs keep the sample's language: statements and generated questions come back in Japanese
+and Chinese for Japanese and Chinese samples (the real Qwen2.5-Coder-0.5B judge, native prompts)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from localeval.judge import JudgeConfig
+from localeval.prompts import PromptLibrary
+from localeval.step_executor import StepExecutor
+from localeval.steps import Call
+from localeval.text import detect_language, split_sentences
+
+KANA = re.compile(r"[\u3040-\u30ff]")
+HAN = re.compile(r"[\u4e00-\u9fff]")
+LATIN_WORD = re.compile(r"[A-Za-z]{3,}")
+
+SAMPLES = {
+    "ja": ("富士山の高さはどれくらいですか？",
+           "富士山の高さは3776メートルです。日本で一番高い山で、静岡県と山梨県にまたがっています。"),
+    "zh": ("长江有多长？",
+           "长江全长约6300公里，是中国最长的河流。它发源于青藏高原，最后流入东海。"),
+}
+
+
+@pytest.fixture(scope="module")
+def executor(qwen05_judge):
+    return StepExecutor(qwen05_judge, "qwen05", PromptLibrary(), JudgeConfig())
+
+
+def in_language(text: str, lang: str) -> bool:
+    """Written in the sample's script: ja has kana, zh has Han and no kana; neither has English words."""
+    return detect_language(text) == lang and not LATIN_WORD.search(text)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+def test_statements_come_back_in_the_samples_language(executor, lang):
+    question, answer = SAMPLES[lang]
+    outcome = executor.run(Call.of("statements", user_input=question, sentences=split_sentences(answer)), lang)
+    assert outcome.failure is None, outcome.detail
+    statements = outcome.output.flat()
+    assert len(statements) >= 2
+    assert all(in_language(s, lang) for s in statements), statements
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+def test_generated_questions_come_back_in_the_samples_language(executor, lang):
+    _, answer = SAMPLES[lang]
+    outcome = executor.run(Call.of("questions", response=answer, count="3"), lang)
+    assert outcome.failure is None, outcome.detail
+    questions = [q.question for q in outcome.output.questions]
+    assert len(questions) == 3
+    assert all(in_language(q, lang) for q in questions), questions
