@@ -1,8 +1,11 @@
 """Agreement with human labels from ../shared/metaeval: faithfulness on JHARS (ja), UHGEval (zh), and WikiEval (en).
 
-    .venv/bin/python benchmarks/metaeval.py jhars [--limit N] [--judge NAME_OR_PATH]
-    .venv/bin/python benchmarks/metaeval.py uhgeval [--limit N]
-    .venv/bin/python benchmarks/metaeval.py wikieval
+    .venv/bin/python benchmarks/metaeval.py jhars [--limit N] [--judge NAME_OR_PATH] [--out DIR]
+    .venv/bin/python benchmarks/metaeval.py uhgeval [--limit N] [--out DIR]
+    .venv/bin/python benchmarks/metaeval.py wikieval [--out DIR]
+
+--out keeps each run's results folder (and its judge-call cache) under DIR, so a stopped measurement
+resumes where it stopped and a finished one recomputes its figures without calling the judge again.
 
 - jhars: AUROC and balanced accuracy (faithful iff score == 1) of the score against `faithful`.
   --limit keeps every unfaithful response and fills up with faithful ones in file order.
@@ -19,6 +22,7 @@ import argparse
 import json
 import math
 import tempfile
+import time
 from pathlib import Path
 
 from localeval.dataset import read_dataset
@@ -29,19 +33,26 @@ from localeval.text import normalize
 METAEVAL = Path(__file__).resolve().parents[2] / "shared" / "metaeval"
 
 
-def score_rows(rows: list[dict], judge: str | None, metric: str = "faithfulness") -> list[dict]:
+def score_rows(rows: list[dict], judge: str | None, out: Path | None, name: str,
+               metric: str = "faithfulness") -> list[dict]:
     """One metric per row (same order), through the normal evaluation path."""
     fields = ("id", "user_input", "response", "retrieved_contexts")
-    with tempfile.TemporaryDirectory() as folder:
-        data = Path(folder) / "data.jsonl"
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = out / f"{name}-{metric}" if out else Path(scratch)
+        folder.mkdir(parents=True, exist_ok=True)
+        data = folder / "data.jsonl"
         data.write_text("".join(json.dumps({k: row[k] for k in fields}, ensure_ascii=False) + "\n" for row in rows),
                         encoding="utf-8")
-        options = EvaluationOptions(data=data, out=Path(folder) / "out", metrics=(metric,), judge=judge)
-        result = run_evaluation(options, read_dataset(data), [METRICS[metric]])
+        options = EvaluationOptions(data=data, out=folder / "results", metrics=(metric,), judge=judge)
+        result = run_evaluation(options, read_dataset(data), [METRICS[metric]], progress=_progress)
         usage = result.usage()
         print(f"{metric}: {len(rows)} rows; judge {usage.calls} calls, {usage.seconds:.0f} s", flush=True)
         return [{"score": s.scores[metric].value, "reason": s.scores[metric].reason,
                  "evidence": s.scores[metric].evidence} for s in result.samples]
+
+
+def _progress(step: str, done: int, total: int) -> None:
+    print(f"  {time.strftime('%H:%M:%S')} {step}: {done}/{total}", flush=True)
 
 
 def auroc(scores: list[float], positives: list[bool]) -> float:
@@ -52,12 +63,12 @@ def auroc(scores: list[float], positives: list[bool]) -> float:
     return sum(pairs) / len(pairs) if pairs else math.nan
 
 
-def jhars(limit: int | None, judge: str | None) -> None:
+def jhars(limit: int | None, judge: str | None, out: Path | None) -> None:
     rows = [r for r in _read("jhars_dev.jsonl") if r["label"]["faithful"] is not None]
     if limit:
         negatives = [r for r in rows if not r["label"]["faithful"]]
         rows = negatives + [r for r in rows if r["label"]["faithful"]][:max(0, limit - len(negatives))]
-    results = score_rows(rows, judge)
+    results = score_rows(rows, judge, out, "jhars")
     kept = [(res["score"], r["label"]["faithful"]) for res, r in zip(results, rows) if not math.isnan(res["score"])]
     scores, faithful = [s for s, _ in kept], [f for _, f in kept]
     predicted = [s >= 1.0 for s in scores]
@@ -71,11 +82,11 @@ def jhars(limit: int | None, judge: str | None) -> None:
           f"unfaithful {_mean([s for s, f in kept if not f]):.3f}")
 
 
-def uhgeval(limit: int | None, judge: str | None) -> None:
+def uhgeval(limit: int | None, judge: str | None, out: Path | None) -> None:
     rows = _read("uhgeval_dev.jsonl")[:limit or None]
     for row in rows:
         row["user_input"] = row["user_input"] or row["meta"].get("headline") or ""
-    results = score_rows(rows, judge)
+    results = score_rows(rows, judge, out, "uhgeval")
     counts = {True: [0, 0, 0], False: [0, 0, 0]}  # reasonable? -> [in unsupported, in supported only, in none]
     for row, res in zip(rows, results):
         statements = res["evidence"].get("statements", [])
@@ -95,14 +106,14 @@ WIKIEVAL_METRICS = {"faithfulness": ("faithfulness",), "answer_relevancy": ("ans
                     "context_relevance": ("context_relevancy", "context_utilization")}
 
 
-def wikieval(judge: str | None) -> None:
+def wikieval(judge: str | None, out: Path | None) -> None:
     """Each aspect's metric(s) on the preferred side (a) and the other (b); a should score higher."""
     rows = _read("wikieval_dev.jsonl")
     for aspect, metrics in WIKIEVAL_METRICS.items():
         aspect_rows = [r for r in rows if r["label"]["aspect"] == aspect]
         pairs = [dict(r, id=f"{r['id']}:{side}", **_side(r, side)) for r in aspect_rows for side in "ab"]
         for metric in metrics:
-            results = score_rows(pairs, judge, metric)
+            results = score_rows(pairs, judge, out, f"wikieval-{aspect}", metric)
             outcome = []
             for i, row in enumerate(aspect_rows):
                 a, b = results[2 * i]["score"], results[2 * i + 1]["score"]
@@ -140,13 +151,14 @@ def main() -> None:
     parser.add_argument("dataset", choices=["jhars", "uhgeval", "wikieval"])
     parser.add_argument("--limit", type=int)
     parser.add_argument("--judge")
+    parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     if args.dataset == "jhars":
-        jhars(args.limit, args.judge)
+        jhars(args.limit, args.judge, args.out)
     elif args.dataset == "uhgeval":
-        uhgeval(args.limit, args.judge)
+        uhgeval(args.limit, args.judge, args.out)
     else:
-        wikieval(args.judge)
+        wikieval(args.judge, args.out)
 
 
 if __name__ == "__main__":

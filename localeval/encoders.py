@@ -150,15 +150,17 @@ def _mean_normalised(output: list[float] | list[list[float]]) -> np.ndarray:
     return vector / max(float(np.linalg.norm(vector)), 1e-12)
 
 
-def load_embedder(spec: str | None, lang: str, registry: Registry | None = None) -> Embedder:
-    """The one way to get an embedder: a registry name, a .gguf file, a model folder, or None for `lang`'s default.
+def embedder_spec(spec: str | None, lang: str, registry: Registry | None = None) -> str:
+    """The user's choice, else `lang`'s default (an English-only embedder scores ja/zh paraphrases as unrelated)."""
+    if spec is not None:
+        return spec
+    return (registry or load_registry()).default_embedder if lang == "en" else MULTILINGUAL_DEFAULT
 
-    The default is the registry's (English-only all-MiniLM-L6-v2) for "en" and multilingual-e5-small
-    for every other language.
-    """
+
+def load_embedder(spec: str | None, lang: str, registry: Registry | None = None) -> Embedder:
+    """The one way to get an embedder: a registry name, a .gguf file, a model folder, or None for `lang`'s default."""
     registry = registry or load_registry()
-    if spec is None:
-        spec = registry.default_embedder if lang == "en" else MULTILINGUAL_DEFAULT
+    spec = embedder_spec(spec, lang, registry)
     path = Path(spec).expanduser()
     if path.is_dir():
         return SentenceTransformerEmbedder(path)

@@ -13,7 +13,7 @@ from typing import Any
 from localeval import criteria
 from localeval.criteria import Definitions
 from localeval.dataset import Dataset, read_dataset
-from localeval.encoders import MULTILINGUAL_DEFAULT, CrossEncoderScorer, Encoders, load_embedder
+from localeval.encoders import CrossEncoderScorer, Encoders, embedder_spec, load_embedder
 from localeval.judge import GGUFJudge, JudgeConfig
 from localeval.metrics import Metric
 from localeval.metrics.options import MetricOptions
@@ -118,13 +118,13 @@ class EncoderPool:
     """
 
     def __init__(self, embedder: str | None, cross_encoder: Path | None, seed: int):
-        self.embedder_spec = embedder
+        self.chosen_embedder = embedder
         self.cross_encoder = CrossEncoderScorer(cross_encoder, seed=seed) if cross_encoder is not None else None
-        self._by_spec: dict[str | None, Encoders] = {}
+        self._by_spec: dict[str, Encoders] = {}
         self._used: dict[str, str] = {}
 
     def __call__(self, lang: str) -> Encoders:
-        spec = self.embedder_spec or (MULTILINGUAL_DEFAULT if lang in ("ja", "zh") else None)
+        spec = embedder_spec(self.chosen_embedder, lang)
         if spec not in self._by_spec:
             self._by_spec[spec] = Encoders(load_embedder(spec, lang), self.cross_encoder)
         encoders = self._by_spec[spec]

@@ -8,6 +8,7 @@ import pytest
 
 from localeval.metrics import MetricProgram, Score
 from localeval.steps import Call
+from localeval.steps.statements import Statements
 
 
 def finish(program: MetricProgram, value: object) -> Score:
@@ -25,3 +26,8 @@ def view(score: Score) -> tuple:
 def support(context: str, statement: str) -> Call:
     """The statement_support call against a single text (a reference, a response or one context)."""
     return Call.of("statement_support", retrieved_contexts=[context], statement=statement)
+
+
+def per_sentence(*groups: list[str]) -> list[Statements]:
+    """The statements step's outputs for a text: one call, so one output, per sentence."""
+    return [Statements(statements=list(group)) for group in groups]

@@ -8,9 +8,11 @@ import re
 import pytest
 
 from localeval.judge import JudgeConfig
+from localeval.metrics.claims import statement_calls
 from localeval.prompts import PromptLibrary
 from localeval.step_executor import StepExecutor
 from localeval.steps import Call
+from localeval.steps.statements import joined
 from localeval.text import detect_language, split_sentences
 
 KANA = re.compile(r"[\u3040-\u30ff]")
@@ -39,9 +41,10 @@ def in_language(text: str, lang: str) -> bool:
 @pytest.mark.parametrize("lang", ["ja", "zh"])
 def test_statements_come_back_in_the_samples_language(executor, lang):
     question, answer = SAMPLES[lang]
-    outcome = executor.run(Call.of("statements", user_input=question, sentences=split_sentences(answer)), lang)
-    assert outcome.failure is None, outcome.detail
-    statements = outcome.output.flat()
+    outcomes = [executor.run(call, lang) for call in statement_calls(question, answer)]
+    assert len(outcomes) == len(split_sentences(answer)) >= 2
+    assert [o.failure for o in outcomes] == [None] * len(outcomes), [o.detail for o in outcomes]
+    statements = joined([o.output for o in outcomes])
     assert len(statements) >= 2
     assert all(in_language(s, lang) for s in statements), statements
 

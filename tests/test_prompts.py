@@ -18,25 +18,27 @@ DEFAULTS = bundled_prompts_dir()
 
 STATEMENTS_TOML = '''\
 instruction = """
-Split the sentences.
+Split the sentence.
 """
 input = """
 Q: {user_input}
-S:
-{sentences}
+T: {text}
+S: {sentence}
 """
 
 [[examples]]
 user_input = "Who?"
-sentences = ["He is Ed. ", "He is 3."]
+text = "He is Ed. He is 3."
+sentence = "He is 3. "
 [examples.output]
-statements = [["Ed is Ed."], ["Ed is 3."]]
+statements = ["Ed is 3."]
 
 [[examples]]
 user_input = "Hi"
-sentences = ["Hello!"]
+text = "Hello!"
+sentence = "Hello!"
 [examples.output]
-statements = [[]]
+statements = []
 '''
 
 SUPPORT_TOML = '''\
@@ -114,14 +116,14 @@ def test_library_caches_loaded_templates():
 def test_messages_order_and_content(tmp_path):
     path = write_prompt(tmp_path, "en", "statements", STATEMENTS_TOML)
     template = load_prompt_file(path, STEPS["statements"], "en")
-    messages = template.messages({"user_input": " What? ", "sentences": ("One.", "Two.", "Three.")})
+    messages = template.messages({"user_input": " What? ", "text": "One. Two.", "sentence": "Two."})
     assert messages == [
-        {"role": "system", "content": "Split the sentences."},
-        {"role": "user", "content": "Q: Who?\nS:\n[1] He is Ed.\n\n[2] He is 3."},
-        {"role": "assistant", "content": '{"statements": [["Ed is Ed."], ["Ed is 3."]]}'},
-        {"role": "user", "content": "Q: Hi\nS:\n[1] Hello!"},
-        {"role": "assistant", "content": '{"statements": [[]]}'},
-        {"role": "user", "content": "Q: What?\nS:\n[1] One.\n\n[2] Two.\n\n[3] Three."},
+        {"role": "system", "content": "Split the sentence."},
+        {"role": "user", "content": "Q: Who?\nT: He is Ed. He is 3.\nS: He is 3."},
+        {"role": "assistant", "content": '{"statements": ["Ed is 3."]}'},
+        {"role": "user", "content": "Q: Hi\nT: Hello!\nS: Hello!"},
+        {"role": "assistant", "content": '{"statements": []}'},
+        {"role": "user", "content": "Q: What?\nT: One. Two.\nS: Two."},
     ]
 
 
@@ -174,7 +176,7 @@ def test_unknown_top_level_key(tmp_path):
 
 
 def test_missing_instruction(tmp_path):
-    path = write_prompt(tmp_path, "en", "statements", 'input = "{user_input} {sentences}"\n')
+    path = write_prompt(tmp_path, "en", "statements", 'input = "{user_input} {text} {sentence}"\n')
     assert load_error(tmp_path) == f"{path}: 'instruction' must be a non-empty string."
 
 
@@ -184,19 +186,19 @@ def test_blank_input_template(tmp_path):
 
 
 def test_unknown_placeholder(tmp_path):
-    text = 'instruction = "x"\ninput = "{user_input} {sentences} {answer}"\n'
+    text = 'instruction = "x"\ninput = "{user_input} {text} {sentence} {answer}"\n'
     path = write_prompt(tmp_path, "en", "statements", text)
     assert load_error(tmp_path) == (f"{path}: 'input' uses unknown placeholder(s) {{answer}}; "
-                                    "this step's inputs are {user_input}, {sentences}.")
+                                    "this step's inputs are {user_input}, {text}, {sentence}.")
 
 
 def test_missing_placeholder(tmp_path):
     path = write_prompt(tmp_path, "en", "statements", 'instruction = "x"\ninput = "Q: {user_input}"\n')
-    assert load_error(tmp_path) == f"{path}: 'input' must contain {{sentences}}."
+    assert load_error(tmp_path) == f"{path}: 'input' must contain {{sentence}}, {{text}}."
 
 
 def test_unbalanced_brace_in_input_template(tmp_path):
-    path = write_prompt(tmp_path, "en", "statements", 'instruction = "x"\ninput = "{user_input} {sentences} {"\n')
+    path = write_prompt(tmp_path, "en", "statements", 'instruction = "x"\ninput = "{user_input} {text} {sentence} {"\n')
     assert load_error(tmp_path) == (f"{path}: 'input' template: Single '{{' encountered in format string "
                                     "(write literal braces as {{ and }}).")
 
@@ -207,7 +209,7 @@ def test_example_missing_an_input(tmp_path):
 
 
 def test_example_missing_output(tmp_path):
-    text = STATEMENTS_TOML.split("[[examples]]")[0] + '[[examples]]\nuser_input = "Q"\nsentences = ["S."]\n'
+    text = STATEMENTS_TOML.split("[[examples]]")[0] + '[[examples]]\nuser_input = "Q"\ntext = "S."\nsentence = "S."\n'
     path = write_prompt(tmp_path, "en", "statements", text)
     assert load_error(tmp_path) == f"{path}: example 1: missing output."
 
@@ -219,9 +221,9 @@ def test_example_unknown_key(tmp_path):
 
 
 def test_example_input_of_wrong_type(tmp_path):
-    text = STATEMENTS_TOML.replace('sentences = ["Hello!"]', "sentences = [1]")
+    text = STATEMENTS_TOML.replace('sentence = "Hello!"', "sentence = [1]")
     path = write_prompt(tmp_path, "en", "statements", text)
-    assert load_error(tmp_path) == f"{path}: example 2: 'sentences' must be a string or a list of strings."
+    assert load_error(tmp_path) == f"{path}: example 2: 'sentence' must be a string or a list of strings."
 
 
 def test_example_output_violating_the_schema(tmp_path):
@@ -232,12 +234,12 @@ def test_example_output_violating_the_schema(tmp_path):
 
 
 def test_example_output_with_several_problems_lists_them_all(tmp_path):
-    text = STATEMENTS_TOML.replace('statements = [[]]', 'statements = [[""], "x"]')
+    text = STATEMENTS_TOML.replace('statements = []', 'statements = ["", 3]')
     path = write_prompt(tmp_path, "en", "statements", text)
     assert load_error(tmp_path) == (
         f"{path}: example 2 does not match the 'statements' schema: "
-        "output.statements.0.0: String should have at least 1 character; "
-        "output.statements.1: Input should be a valid list.")
+        "output.statements.0: String should have at least 1 character; "
+        "output.statements.1: Input should be a valid string.")
 
 
 def test_unknown_step():
@@ -260,7 +262,7 @@ def test_override_of_one_step_only(tmp_path):
     path = write_prompt(tmp_path, "en", "statements", STATEMENTS_TOML)
     library = PromptLibrary(tmp_path)
     assert library.get("statements").path == path
-    assert library.get("statements").instruction == "Split the sentences.\n"
+    assert library.get("statements").instruction == "Split the sentence.\n"
     assert library.is_override("statements", "en") is True
     assert library.get("statement_support").path == DEFAULTS / "en" / "statement_support.toml"
     assert library.is_override("statement_support", "en") is False

@@ -13,26 +13,26 @@ from fakes import FakeJudge, JudgeCall, Reply, answer, as_json
 
 from localeval.judge import JudgeConfig
 from localeval.metrics import METRICS, Metric, MetricProgram, Score
+from localeval.metrics.claims import statement_calls
 from localeval.metrics.faithfulness import faithfulness
 from localeval.prompts import PromptLibrary
 from localeval.runner import Usage, run_metrics
 from localeval.samples import Sample
 from localeval.step_executor import StepExecutor
 from localeval.steps import Call
-from localeval.steps.statements import Statements
-from localeval.text import split_sentences
+from localeval.steps.statements import Statements, joined
 
 PARIS = Sample("a", 1, user_input="Tell me about Paris.", response="Paris is in France. It is big.",
                retrieved_contexts=("Paris is the capital of France.",))
 ROME = Sample("b", 2, user_input="Tell me about Rome.", response="Rome is in Italy.",
               retrieved_contexts=("Rome is the capital of Italy.",))
-STATEMENTS = {"Tell me about Paris.": [["Paris is in France."], ["Paris is big."]],
-              "Tell me about Rome.": [["Rome is in Italy."]]}
+STATEMENTS = {"Paris is in France.": ["Paris is in France."], "It is big.": ["Paris is big."],
+              "Rome is in Italy.": ["Rome is in Italy."]}  # by sentence
 VERDICTS = {"Paris is in France.": 1, "Paris is big.": 0, "Rome is in Italy.": 1}
 
 
-def question_of(call: JudgeCall) -> str:
-    return call.last_user.split("\n")[0].removeprefix("Question: ")
+def sentence_of(call: JudgeCall) -> str:
+    return call.last_user.rsplit("\nSentence to rewrite: ", 1)[1]
 
 
 def statement_of(call: JudgeCall) -> str:
@@ -40,13 +40,13 @@ def statement_of(call: JudgeCall) -> str:
 
 
 def key_of(call: JudgeCall) -> tuple[str, str]:
-    return (call.step, question_of(call) if call.step == "statements" else statement_of(call))
+    return (call.step, sentence_of(call) if call.step == "statements" else statement_of(call))
 
 
 def respond(call: JudgeCall) -> Reply:
-    """Statements by question, verdicts by statement; statements calls cost more tokens than verdicts."""
+    """Statements by sentence, verdicts by statement; statements calls cost more tokens than verdicts."""
     if call.step == "statements":
-        return answer(as_json({"statements": STATEMENTS[question_of(call)]}), prompt_tokens=200,
+        return answer(as_json({"statements": STATEMENTS[sentence_of(call)]}), prompt_tokens=200,
                       completion_tokens=30, seconds=1.0)
     statement = statement_of(call)
     return answer(as_json({"reason": f"Checked: {statement}", "verdict": VERDICTS[statement]}))
@@ -82,13 +82,13 @@ def constant_metric(name: str, value: float, required=("user_input", "response")
     return make_metric(name, compute, required)
 
 
-def statements_call(sample: Sample) -> Call:
-    return Call.of("statements", user_input=sample.user_input, sentences=split_sentences(sample.response))
+def statements_calls(sample: Sample) -> list[Call]:
+    return statement_calls(sample.user_input, sample.response)
 
 
 def count_statements(sample: Sample) -> MetricProgram:
-    extracted: Statements = yield statements_call(sample)
-    return Score(float(len(extracted.flat())))
+    extracted: list[Statements] = yield statements_calls(sample)
+    return Score(float(len(joined(extracted))))
 
 
 COUNT = make_metric("statement_count", count_statements)
@@ -146,29 +146,29 @@ def test_identical_calls_from_two_metrics_run_once():
     judge = FakeJudge(respond=respond)
     results = run([PARIS], [faithfulness, COUNT], judge)
     assert [key_of(call) for call in judge.calls] == [
-        ("statements", "Tell me about Paris."),
+        ("statements", "Paris is in France."), ("statements", "It is big."),
         ("statement_support", "Paris is in France."), ("statement_support", "Paris is big.")]
     assert {n: view(s) for n, s in results[0].scores.items()} == {
         "faithfulness": (0.5, None, paris_evidence()), "statement_count": (2.0, None, {})}
-    assert results[0].usage == Usage(calls=3, cached_calls=0, prompt_tokens=400, completion_tokens=50, seconds=2.0)
+    assert results[0].usage == Usage(calls=4, cached_calls=0, prompt_tokens=600, completion_tokens=80, seconds=3.0)
 
 
 def test_identical_call_in_a_later_round_is_served_by_the_cache():
     def late_count(sample: Sample) -> MetricProgram:
         yield Call.of("statement_support", retrieved_contexts=list(sample.retrieved_contexts),
                       statement="Paris is in France.")
-        extracted = yield statements_call(sample)
-        return Score(float(len(extracted.flat())))
+        extracted = yield statements_calls(sample)
+        return Score(float(len(joined(extracted))))
 
     judge = FakeJudge(respond=respond)
     results = run([PARIS], [faithfulness, make_metric("late_count", late_count)], judge)
-    # Round 1 runs the statements call and late_count's verdict; round 2 the two verdicts (one cached)
-    # and late_count's statements call (cached).
+    # Round 1 runs the statements calls and late_count's verdict; round 2 the two verdicts (one cached)
+    # and late_count's statements calls (cached).
     assert [key_of(call) for call in judge.calls] == [
-        ("statements", "Tell me about Paris."), ("statement_support", "Paris is in France."),
-        ("statement_support", "Paris is big.")]
+        ("statements", "Paris is in France."), ("statements", "It is big."),
+        ("statement_support", "Paris is in France."), ("statement_support", "Paris is big.")]
     assert view(results[0].scores["late_count"]) == (2.0, None, {})
-    assert results[0].usage == Usage(calls=3, cached_calls=2, prompt_tokens=400, completion_tokens=50, seconds=2.0)
+    assert results[0].usage == Usage(calls=4, cached_calls=3, prompt_tokens=600, completion_tokens=80, seconds=3.0)
 
 
 def test_all_samples_run_one_step_before_the_next():
@@ -176,10 +176,10 @@ def test_all_samples_run_one_step_before_the_next():
     progress = []
     run([PARIS, ROME], [faithfulness], judge, progress=lambda *args: progress.append(args))
     assert [key_of(call) for call in judge.calls] == [
-        ("statements", "Tell me about Paris."), ("statements", "Tell me about Rome."),
+        ("statements", "Paris is in France."), ("statements", "It is big."), ("statements", "Rome is in Italy."),
         ("statement_support", "Paris is in France."), ("statement_support", "Paris is big."),
         ("statement_support", "Rome is in Italy.")]
-    assert progress == [("statements", 1, 2), ("statements", 2, 2),
+    assert progress == [("statements", 1, 3), ("statements", 2, 3), ("statements", 3, 3),
                         ("statement_support", 1, 3), ("statement_support", 2, 3), ("statement_support", 3, 3)]
 
 
@@ -197,9 +197,9 @@ def test_calls_of_one_round_are_grouped_by_step_in_order_of_first_request():
     results = run([paris_one, one_statement], [make_metric("verdict_first", verdict_first), COUNT], judge)
     assert [key_of(call) for call in judge.calls] == [
         ("statement_support", "Paris is in France."), ("statement_support", "Rome is in Italy."),
-        ("statements", "Tell me about Paris."), ("statements", "Tell me about Rome.")]
+        ("statements", "Paris is in France."), ("statements", "Rome is in Italy.")]
     assert [(view(r.scores["verdict_first"]), view(r.scores["statement_count"])) for r in results] == [
-        ((1.0, None, {}), (2.0, None, {})), ((1.0, None, {}), (1.0, None, {}))]
+        ((1.0, None, {}), (1.0, None, {})), ((1.0, None, {}), (1.0, None, {}))]
 
 
 def test_a_list_request_keeps_the_metrics_call_order():
@@ -245,11 +245,11 @@ def test_a_failed_verdict_makes_the_score_nan_with_its_reason_and_step():
 
 
 def test_a_failed_statements_call_fails_every_metric_sharing_it():
-    judge = FakeJudge(respond=faulty({("statements", "Tell me about Paris."): RuntimeError("GPU lost")}))
+    judge = FakeJudge(respond=faulty({("statements", "It is big."): RuntimeError("GPU lost")}))
     results = run([PARIS], [faithfulness, COUNT], judge)
     failure = ("NaN", "judge_error", {"step": "statements", "detail": "RuntimeError: GPU lost"})
     assert {n: view(s) for n, s in results[0].scores.items()} == {"faithfulness": failure, "statement_count": failure}
-    assert len(judge.calls) == 1
+    assert [key_of(call) for call in judge.calls] == [("statements", "Paris is in France."), ("statements", "It is big.")]
 
 
 def test_a_failed_call_closes_the_program():
@@ -257,7 +257,7 @@ def test_a_failed_call_closes_the_program():
 
     def tidy(sample: Sample) -> MetricProgram:
         try:
-            yield statements_call(sample)
+            yield statements_calls(sample)
         finally:
             closed.append(sample.id)
         return Score(1.0)
@@ -274,8 +274,8 @@ def test_a_metric_raising_is_metric_error():
         yield  # a generator all the same
 
     def broken_late(sample: Sample) -> MetricProgram:
-        extracted = yield statements_call(sample)
-        return Score(1 / (len(extracted.flat()) - 2))
+        extracted = yield statements_calls(sample)
+        return Score(1 / (len(joined(extracted)) - 2))
 
     judge = FakeJudge(respond=respond)
     results = run([PARIS, ROME], [make_metric("early", broken_early), make_metric("late", broken_late)], judge)
@@ -312,7 +312,7 @@ def test_keyboard_interrupt_leaves_unfinished_scores_interrupted():
          "tidy": ("NaN", "missing_field:user_input", {}), "constant": (0.5, None, {})},
     ]
     assert [key_of(call) for call in judge.calls] == [
-        ("statements", "Tell me about Paris."), ("statements", "Tell me about Rome."),
+        ("statements", "Paris is in France."), ("statements", "It is big."), ("statements", "Rome is in Italy."),
         ("statement_support", "Paris is in France."), ("statement_support", "Paris is big.")]
     assert closed == ["a", "b"]
 
@@ -332,7 +332,7 @@ def test_usage_is_summed_per_sample_including_retries():
     judge = FakeJudge(respond=reply)
     results = run([PARIS, ROME], [faithfulness], judge)
     assert [r.usage for r in results] == [
-        Usage(calls=4, cached_calls=0, prompt_tokens=500, completion_tokens=210, seconds=4.0),
+        Usage(calls=5, cached_calls=0, prompt_tokens=700, completion_tokens=240, seconds=5.0),
         Usage(calls=2, cached_calls=0, prompt_tokens=300, completion_tokens=40, seconds=1.5),
     ]
     assert view(results[0].scores["faithfulness"]) == (0.5, None, paris_evidence())

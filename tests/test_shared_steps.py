@@ -18,6 +18,7 @@ from localeval.prompts import PromptLibrary
 from localeval.runner import run_metrics
 from localeval.samples import Sample
 from localeval.step_executor import StepExecutor
+from localeval.text import split_sentences
 
 SAMPLES = [
     Sample("eiffel", 1, user_input="When was the Eiffel Tower built?",
@@ -54,8 +55,10 @@ def call_keys(recorder: RecordingJudge) -> list[tuple]:
 def test_statement_metrics_share_their_steps(smollm_judge):
     names = [n for n in STATEMENT_METRICS if n != "answer_correctness"]  # the one that also needs an embedder
     shared, results = run(smollm_judge, names)
-    # The response's and the reference's statements: two calls per sample, although seven metrics use them.
-    assert Counter(shared.steps())["statements"] == 2 * len(SAMPLES)
+    # One call per sentence of each response and reference (5 sentences here), although seven metrics use them.
+    sentences = sum(len(split_sentences(s.response)) + len(split_sentences(s.reference)) for s in SAMPLES)
+    assert sentences == 5
+    assert Counter(shared.steps())["statements"] == sentences
     # No call runs twice, and together the metrics ask for exactly what they ask for when run one by one.
     assert len(set(call_keys(shared))) == len(shared.calls)
     separately = set()

@@ -159,34 +159,44 @@ def test_truncated_then_error():
         None, "judge_error", "ValueError: bad state", CallUsage(100, 10, 0.5, 1))
 
 
-# --- the aligned "statements" step -------------------------------------------------------------
+# --- per-call schemas: "statements" (bounded by its sentence), "questions" (aligned with its count) ----------
 
 
-def test_statements_schema_and_budget_follow_the_sentence_count():
-    sentences = ["Paris is big.", "It is old.", "Hello!"]
-    call = Call.of("statements", user_input="Tell me about Paris.", sentences=sentences)
-    reply = as_json({"statements": [["Paris is big."], ["Paris is old."], []]})
-    judge = FakeJudge([reply])
+def test_statements_schema_and_budget_follow_the_sentence_length():
+    text = "Paris is big. It is old. Hello!"
+    call = Call.of("statements", user_input="Tell me about Paris.", text=text, sentence="It is old.")
+    judge = FakeJudge([as_json({"statements": ["Paris is old."]})])
     outcome = executor(judge).run(call, "en")
-    assert outcome.output == Statements(statements=[["Paris is big."], ["Paris is old."], []])
+    assert outcome.output == Statements(statements=["Paris is old."])
     [sent] = judge.calls
-    assert sent.max_tokens == 32 + 120 * 3
+    assert sent.max_tokens == 64 + 2 * 10
     assert sent.schema == {
         "properties": {"statements": {
-            "items": {"items": {"maxLength": 300, "minLength": 1, "type": "string"}, "maxItems": 6, "type": "array"},
-            "title": "Statements", "type": "array", "minItems": 3, "maxItems": 3}},
+            "items": {"maxLength": int(10 * 1.5) + 40, "minLength": 1, "type": "string"},
+            "maxItems": 6, "title": "Statements", "type": "array"}},
         "required": ["statements"], "title": "Statements", "type": "object"}
     assert sent.messages[-1] == {"role": "user", "content": (
-        "Question: Tell me about Paris.\nSentences of the answer:\n[1] Paris is big.\n\n[2] It is old.\n\n[3] Hello!")}
+        "Question: Tell me about Paris.\nAnswer: Paris is big. It is old. Hello!\n\nSentence to rewrite: It is old.")}
     # The step's own schema is left as it was.
-    assert "minItems" not in STEPS["statements"].json_schema()["properties"]["statements"]
+    assert STEPS["statements"].json_schema()["properties"]["statements"]["items"]["maxLength"] == 300
 
 
-def test_statements_budget_for_one_sentence():
-    judge = FakeJudge(['{"statements": [["A."]]}'])
-    executor(judge).run(Call.of("statements", user_input="Q", sentences=["A."]), "en")
-    assert (judge.calls[0].max_tokens, judge.calls[0].schema["properties"]["statements"]["minItems"],
-            judge.calls[0].schema["properties"]["statements"]["maxItems"]) == (152, 1, 1)
+def test_a_long_sentence_keeps_the_statement_type_limit():
+    sentence = "word " * 80  # 400 characters: 1.5 x 400 + 40 is above the type's 300
+    judge = FakeJudge(['{"statements": ["A."]}'])
+    executor(judge).run(Call.of("statements", user_input="Q", text=sentence, sentence=sentence), "en")
+    [sent] = judge.calls
+    assert (sent.max_tokens, sent.schema["properties"]["statements"]["items"]["maxLength"]) == (64 + 800, 300)
+
+
+def test_questions_schema_and_budget_follow_the_count():
+    judge = FakeJudge(['{"questions": [{"question": "A?", "noncommittal": 0}, {"question": "B?", "noncommittal": 0}, '
+                       '{"question": "C?", "noncommittal": 1}]}'])
+    executor(judge).run(Call.of("questions", response="Paris is big.", count="3"), "en")
+    [sent] = judge.calls
+    questions = sent.schema["properties"]["questions"]
+    assert (sent.max_tokens, questions["minItems"], questions["maxItems"]) == (24 + 70 * 3, 3, 3)
+    assert "minItems" not in STEPS["questions"].json_schema()["properties"]["questions"]
 
 
 # --- sampling ----------------------------------------------------------------------------------

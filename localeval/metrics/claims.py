@@ -13,6 +13,7 @@ from localeval.metrics.base import MetricProgram, Score
 from localeval.metrics.scoring import fraction
 from localeval.samples import Sample
 from localeval.steps import Call
+from localeval.steps.statements import joined
 from localeval.text import split_sentences
 
 
@@ -20,9 +21,16 @@ def nonblank(texts: Sequence[str] | None) -> list[str]:
     return [text for text in texts or () if text.strip()]
 
 
-def statements_of(user_input: str | None, text: str) -> Call:
-    """The text's statements, one group per sentence that code split off."""
-    return Call.of("statements", user_input=user_input or "", sentences=split_sentences(text))
+def statement_calls(user_input: str | None, text: str | None) -> list[Call]:
+    """One call per sentence that code splits off the text (see steps/statements.py for why)."""
+    return [Call.of("statements", user_input=user_input or "", text=text, sentence=sentence)
+            for sentence in split_sentences(text or "")]
+
+
+def statements_of(user_input: str | None, text: str | None) -> MetricProgram:
+    """The text's statements, in sentence order."""
+    calls = statement_calls(user_input, text)
+    return joined((yield calls) if calls else [])
 
 
 def support(contexts: Sequence[str], statement: str) -> Call:
@@ -36,9 +44,10 @@ def verdict_evidence(statements: Sequence[str], verdicts: Sequence) -> list[dict
 
 def statements_of_both(sample: Sample) -> MetricProgram:
     """(response statements, reference statements), asked for in one round."""
-    extracted = yield [statements_of(sample.user_input, sample.response),
-                       statements_of(sample.user_input, sample.reference)]
-    return extracted[0].flat(), extracted[1].flat()
+    response = statement_calls(sample.user_input, sample.response)
+    reference = statement_calls(sample.user_input, sample.reference)
+    extracted = (yield response + reference) if response or reference else []
+    return joined(extracted[:len(response)]), joined(extracted[len(response):])
 
 
 def supported_share(user_input: str | None, text: str, contexts: Sequence[str] | None,
@@ -51,7 +60,7 @@ def supported_share(user_input: str | None, text: str, contexts: Sequence[str] |
     contexts = nonblank(contexts)
     if not contexts:
         return Score.nan("empty_contexts")
-    statements = (yield statements_of(user_input, text)).flat()
+    statements = yield from statements_of(user_input, text)
     if not statements:
         return Score.nan("no_statements")
     verdicts = yield [support(contexts, s) for s in statements]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -31,6 +32,28 @@ class Aligned:
 
 
 @dataclass(frozen=True)
+class Restates:
+    """Each string of the answer's list `output_field` restates part of the input `input_name`.
+
+    The grammar caps each string at `factor` times the input's length plus `slack` characters (room
+    for resolved names: "he" becomes "Albert Einstein"), and the token budget grows with the input,
+    so a small judge that starts copying the text around the input is cut short.
+    """
+
+    input_name: str
+    output_field: str
+    factor: float
+    slack: int
+    tokens_per_char: float
+
+    def max_chars(self, inputs: Mapping[str, StepInput]) -> int:
+        return int(len(inputs[self.input_name]) * self.factor) + self.slack
+
+    def tokens(self, inputs: Mapping[str, StepInput]) -> int:
+        return int(len(inputs[self.input_name]) * self.tokens_per_char)
+
+
+@dataclass(frozen=True)
 class Step:
     """What a judge call asks for. The prompt text lives in prompts/<lang>/<name>.toml."""
 
@@ -40,19 +63,28 @@ class Step:
     max_tokens: int
     description: str
     aligned: Aligned | None = None
+    restates: Restates | None = None
 
     def json_schema(self, inputs: Mapping[str, StepInput] | None = None) -> dict[str, Any]:
         schema = self.output.model_json_schema()
-        if self.aligned and inputs is not None:
-            schema = copy.deepcopy(schema)
+        if inputs is None:
+            return schema
+        schema = copy.deepcopy(schema)
+        if self.aligned:
             count = self.aligned.count(inputs)
             schema["properties"][self.aligned.output_field].update(minItems=count, maxItems=count)
+        if self.restates:
+            items = schema["properties"][self.restates.output_field]["items"]
+            items["maxLength"] = min(items.get("maxLength", math.inf), self.restates.max_chars(inputs))
         return schema
 
     def token_budget(self, inputs: Mapping[str, StepInput]) -> int:
-        if self.aligned is None:
-            return self.max_tokens
-        return self.max_tokens + self.aligned.tokens_per_item * self.aligned.count(inputs)
+        budget = self.max_tokens
+        if self.aligned:
+            budget += self.aligned.tokens_per_item * self.aligned.count(inputs)
+        if self.restates:
+            budget += self.restates.tokens(inputs)
+        return budget
 
 
 @dataclass(frozen=True)

@@ -1,31 +1,34 @@
-"""Splitting a text into short, self-contained statements (faithfulness, correctness, recall).
+"""Rewriting one sentence of a text as short, self-contained statements (faithfulness, correctness, recall).
 
-The text is split into sentences by code first; the judge then rewrites each sentence as its
-statements, one group per sentence, so it cannot invent statements past the end of the text.
+Code splits the text into sentences and each sentence gets its own call, with the whole text shown
+for context (pronouns). Asked for a whole text at once, a small judge rewrites all of it into every
+sentence's group: wrong statements, and minutes of output for a long Japanese answer.
 """
 
+from collections.abc import Sequence
 from typing import Annotated
 
 from pydantic import BaseModel, Field
 
-from localeval.steps.base import Aligned, Step
+from localeval.steps.base import Restates, Step
 
 Statement = Annotated[str, Field(min_length=1, max_length=300)]
 
 
 class Statements(BaseModel):
-    statements: list[Annotated[list[Statement], Field(max_length=6)]]
+    statements: list[Statement] = Field(max_length=6)
 
-    def flat(self) -> list[str]:
-        """All statements in order, without repeats."""
-        return list(dict.fromkeys(s.strip() for group in self.statements for s in group if s.strip()))
+
+def joined(outputs: Sequence[Statements]) -> list[str]:
+    """The statements of a text's sentences, in order, without repeats."""
+    return list(dict.fromkeys(s.strip() for output in outputs for s in output.statements if s.strip()))
 
 
 STATEMENTS = Step(
     name="statements",
-    inputs=("user_input", "sentences"),
+    inputs=("user_input", "text", "sentence"),
     output=Statements,
-    max_tokens=32,
-    description="Rewrite each sentence of a text as self-contained statements, pronouns resolved.",
-    aligned=Aligned(input_name="sentences", output_field="statements", tokens_per_item=120),
+    max_tokens=64,
+    description="Rewrite one sentence of a text as self-contained statements, pronouns resolved.",
+    restates=Restates(input_name="sentence", output_field="statements", factor=1.5, slack=40, tokens_per_char=2),
 )

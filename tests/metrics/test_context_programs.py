@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from programs import finish, view
+from programs import finish, per_sentence, view
 
 from localeval.metrics import METRICS
 from localeval.metrics.context_entity_recall import context_entity_recall
@@ -14,7 +14,6 @@ from localeval.samples import Sample
 from localeval.steps import Call
 from localeval.steps.entities import Entities
 from localeval.steps.relevance import SentenceVerdicts
-from localeval.steps.statements import Statements
 from localeval.steps.verdicts import Verdict
 
 QUESTION = "What is the capital of France?"
@@ -97,10 +96,11 @@ def test_all_blank_contexts_are_nan_without_a_call(declared, contexts):
 def test_recall_checks_each_reference_statement_against_the_nonblank_contexts():
     contexts = ("", "Paris is the capital of France.", "  ")
     program = context_recall.compute(sample(contexts))
-    assert next(program) == Call("statements", (
-        ("sentences", ("Paris is the capital of France.", "It has 2.1 million people.")), ("user_input", QUESTION)))
-    calls = program.send(Statements(statements=[["Paris is the capital of France."],
-                                                ["Paris has 2.1 million people.", "Paris is the capital of France."]]))
+    assert next(program) == [
+        Call("statements", (("sentence", sentence), ("text", REFERENCE), ("user_input", QUESTION)))
+        for sentence in ("Paris is the capital of France.", "It has 2.1 million people.")]
+    calls = program.send(per_sentence(["Paris is the capital of France."],
+                                      ["Paris has 2.1 million people.", "Paris is the capital of France."]))
     only = ("retrieved_contexts", ("Paris is the capital of France.",))
     assert calls == [Call("statement_support", (only, ("statement", "Paris is the capital of France."))),
                      Call("statement_support", (only, ("statement", "Paris has 2.1 million people.")))]
@@ -112,7 +112,7 @@ def test_recall_checks_each_reference_statement_against_the_nonblank_contexts():
 def test_recall_without_statements_is_nan():
     program = context_recall.compute(sample(("Paris is in France.",)))
     next(program)
-    assert view(finish(program, Statements(statements=[[" "], []]))) == ("NaN", "no_statements", {})
+    assert view(finish(program, per_sentence([" "], []))) == ("NaN", "no_statements", {})
 
 
 @pytest.mark.parametrize("contexts", [(), ("", "  ")])

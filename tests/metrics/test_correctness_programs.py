@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from programs import finish, support, view
+from programs import finish, per_sentence, support, view
 
 from localeval.encoders import Similarity
 from localeval.metrics import METRICS, MetricProgram
-from localeval.metrics.claims import statements_of
+from localeval.metrics.claims import statement_calls
 from localeval.metrics.correctness import (
     answer_correctness,
     factual_correctness,
@@ -16,7 +16,6 @@ from localeval.metrics.correctness import (
 )
 from localeval.metrics.options import MetricOptions
 from localeval.samples import Sample
-from localeval.steps.statements import Statements
 from localeval.steps.verdicts import Verdict
 
 QUESTION = "Tell me about the Eiffel Tower."
@@ -25,8 +24,8 @@ REFERENCE = "The Eiffel Tower is in Paris. It was completed in 1889. It is 330 m
 R1, R2 = "The Eiffel Tower is in Paris.", "The Eiffel Tower was built in 1900."
 F1, F2 = "The Eiffel Tower is in Paris.", "The Eiffel Tower was completed in 1889."
 F3 = "The Eiffel Tower is 330 metres tall."
-RESPONSE_STATEMENTS = Statements(statements=[[R1], [R2]])
-REFERENCE_STATEMENTS = Statements(statements=[[F1], [F2], [F3]])
+RESPONSE_STATEMENTS = per_sentence([R1], [R2])
+REFERENCE_STATEMENTS = per_sentence([F1], [F2], [F3])
 # Response: R1 supported, R2 not -> TP 1, FP 1. Reference: F1 supported by the response, F2, F3 not -> FN 2.
 VERDICTS = [Verdict(reason="r1", verdict=1), Verdict(reason="r2", verdict=0),
             Verdict(reason="f1", verdict=1), Verdict(reason="f2", verdict=0), Verdict(reason="f3", verdict=0)]
@@ -63,18 +62,20 @@ def test_declarations():
 def test_same_calls_for_every_metric(metric):
     program = metric.compute(sample(), MetricOptions())
     first = next(program)
-    assert first == [statements_of(QUESTION, RESPONSE), statements_of(QUESTION, REFERENCE)]
-    assert first[1].input_dict()["sentences"] == ("The Eiffel Tower is in Paris.", "It was completed in 1889.",
-                                                  "It is 330 metres tall.")
+    assert first == statement_calls(QUESTION, RESPONSE) + statement_calls(QUESTION, REFERENCE)
+    assert [call.input_dict()["sentence"] for call in first] == [
+        "The Eiffel Tower is in Paris.", "It was built in 1900.",
+        "The Eiffel Tower is in Paris.", "It was completed in 1889.", "It is 330 metres tall."]
+    assert [call.input_dict()["text"] for call in first] == [RESPONSE] * 2 + [REFERENCE] * 3
     # Response statements against [reference] first, then reference statements against [response].
-    assert program.send([RESPONSE_STATEMENTS, REFERENCE_STATEMENTS]) == [
+    assert program.send(RESPONSE_STATEMENTS + REFERENCE_STATEMENTS) == [
         support(REFERENCE, R1), support(REFERENCE, R2),
         support(RESPONSE, F1), support(RESPONSE, F2), support(RESPONSE, F3)]
 
 
 def test_answer_correctness_weighted_mean_of_f1_and_similarity():
     program = started(answer_correctness)
-    program.send([RESPONSE_STATEMENTS, REFERENCE_STATEMENTS])
+    program.send(RESPONSE_STATEMENTS + REFERENCE_STATEMENTS)
     assert program.send(VERDICTS) == Similarity(((RESPONSE, REFERENCE),))
     score = finish(program, [0.8])
     # F1 = 2·1 / (2·1 + 2 + 1) = 0.4; 0.75·0.4 + 0.25·0.8 = 0.3 + 0.2 = 0.5
@@ -85,7 +86,7 @@ def test_answer_correctness_weighted_mean_of_f1_and_similarity():
 
 def test_answer_correctness_negative_similarity_counts_as_zero():
     program = started(answer_correctness)
-    program.send([RESPONSE_STATEMENTS, REFERENCE_STATEMENTS])
+    program.send(RESPONSE_STATEMENTS + REFERENCE_STATEMENTS)
     program.send(VERDICTS)
     score = finish(program, [-0.3])
     assert score.value == pytest.approx(0.75 * 0.4)  # 0.3
@@ -96,7 +97,7 @@ def test_answer_correctness_negative_similarity_counts_as_zero():
 def test_answer_correctness_custom_weights_beta_and_threshold(threshold, expected):
     options = MetricOptions(beta=2.0, correctness_weights=(0.5, 0.5), correctness_threshold=threshold)
     program = started(answer_correctness, options)
-    program.send([RESPONSE_STATEMENTS, REFERENCE_STATEMENTS])
+    program.send(RESPONSE_STATEMENTS + REFERENCE_STATEMENTS)
     program.send(VERDICTS)
     score = finish(program, [0.8])
     # F2 = 5·1 / (5·1 + 4·2 + 1) = 5/14; 0.5·5/14 + 0.5·0.8 = 5/28 + 0.4 ≈ 0.5786 (>= 0.5, < 0.6)
@@ -112,7 +113,7 @@ def test_answer_correctness_custom_weights_beta_and_threshold(threshold, expecte
 ])
 def test_factual_correctness(metric, options, expected):
     program = started(metric, options)
-    program.send([RESPONSE_STATEMENTS, REFERENCE_STATEMENTS])
+    program.send(RESPONSE_STATEMENTS + REFERENCE_STATEMENTS)
     score = finish(program, VERDICTS)
     assert view(score) == (pytest.approx(expected), None, EVIDENCE)
 
@@ -120,13 +121,13 @@ def test_factual_correctness(metric, options, expected):
 @pytest.mark.parametrize("metric", ALL)
 def test_no_statements_on_either_side(metric):
     program = started(metric)
-    empty = Statements(statements=[[], [" "]])
-    assert view(finish(program, [empty, empty])) == ("NaN", "no_statements", {})
+    empty = per_sentence([], [" "]) + per_sentence([], [" "], [])  # 2 response sentences, 3 reference sentences
+    assert view(finish(program, empty)) == ("NaN", "no_statements", {})
 
 
 def test_response_without_statements():
     # Only the reference's statements are checked: F1 supported, F2 not -> TP 0, FP 0, FN 1.
-    reference = Statements(statements=[[F1], [F2], []])
+    reference = per_sentence([F1], [F2], [])
     verdicts = [Verdict(reason="f1", verdict=1), Verdict(reason="f2", verdict=0)]
     evidence = {"tp": 0, "fp": 0, "fn": 1, "response_statements": [],
                 "reference_statements": [{"statement": F1, "verdict": 1, "reason": "f1"},
@@ -136,14 +137,14 @@ def test_response_without_statements():
                 factual_correctness: ("NaN", "no_statements", evidence)}  # precision undefined
     for metric, result in expected.items():
         program = started(metric)
-        assert program.send([Statements(statements=[[], []]), reference]) == [
+        assert program.send(per_sentence([], []) + reference) == [
             support(RESPONSE, F1), support(RESPONSE, F2)]
         assert view(finish(program, verdicts)) == result
 
 
 def test_reference_without_statements_leaves_recall_nan():
     program = started(factual_correctness_recall)
-    assert program.send([RESPONSE_STATEMENTS, Statements(statements=[[], [], []])]) == [
+    assert program.send(RESPONSE_STATEMENTS + per_sentence([], [], [])) == [
         support(REFERENCE, R1), support(REFERENCE, R2)]
     score = finish(program, VERDICTS[:2])  # R1 supported, R2 not: TP 1, FP 1; no reference statement to recall
     assert (score.is_nan, score.reason, score.evidence["tp"], score.evidence["fp"]) == (True, "no_statements", 1, 1)

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from programs import finish, view
+from programs import finish, per_sentence, view
 
 from localeval.metrics import METRICS
 from localeval.metrics.faithfulness import faithfulness
 from localeval.samples import Sample
 from localeval.steps import Call
-from localeval.steps.statements import Statements
 from localeval.steps.verdicts import Verdict
 
 CONTEXTS = ("Paris is the capital of France. It has 2.1 million inhabitants.",)
@@ -39,26 +38,26 @@ def test_empty_contexts(contexts):
     assert view(finish(program, None)) == ("NaN", "empty_contexts", {})
 
 
-def test_first_call_asks_for_statements_of_each_sentence():
-    program = faithfulness.compute(sample())
-    assert next(program) == Call(
-        "statements",
-        (("sentences", ("Paris is the capital of France.", "It has 2.1 million people.", "Hello!")),
-         ("user_input", QUESTION)))
+def test_first_round_asks_for_the_statements_of_each_sentence():
+    response = "Paris is the capital of France. It has 2.1 million people. Hello!"
+    program = faithfulness.compute(sample(response))
+    assert next(program) == [
+        Call("statements", (("sentence", sentence), ("text", response), ("user_input", QUESTION)))
+        for sentence in ("Paris is the capital of France.", "It has 2.1 million people.", "Hello!")]
 
 
 @pytest.mark.parametrize("groups", [[[], [], []], [["  "], [], [" "]]])
 def test_no_statements(groups):
     program = faithfulness.compute(sample())
     next(program)
-    assert view(finish(program, Statements(statements=groups))) == ("NaN", "no_statements", {})
+    assert view(finish(program, per_sentence(*groups))) == ("NaN", "no_statements", {})
 
 
 def test_three_statements_with_verdicts_1_0_1():
     program = faithfulness.compute(sample())
     next(program)
-    calls = program.send(Statements(statements=[
-        ["Paris is the capital of France."], ["Paris has 2.1 million people.", "Paris is large."], []]))
+    calls = program.send(per_sentence(
+        ["Paris is the capital of France."], ["Paris has 2.1 million people.", "Paris is large."], []))
     assert calls == [support("Paris is the capital of France."), support("Paris has 2.1 million people."),
                      support("Paris is large.")]
     score = finish(program, [Verdict(reason="Stated in [1].", verdict=1),
@@ -73,10 +72,10 @@ def test_three_statements_with_verdicts_1_0_1():
 def test_duplicate_statements_across_sentence_groups_count_once():
     program = faithfulness.compute(sample())
     next(program)
-    calls = program.send(Statements(statements=[
+    calls = program.send(per_sentence(
         ["Paris is the capital of France.", "Paris is in France."],
         ["Paris is in France. ", "Paris has 2.1 million people."],
-        ["Paris is the capital of France."]]))
+        ["Paris is the capital of France."]))
     assert calls == [support("Paris is the capital of France."), support("Paris is in France."),
                      support("Paris has 2.1 million people.")]
     score = finish(program, [Verdict(reason="r1", verdict=1), Verdict(reason="r2", verdict=1),
@@ -91,7 +90,7 @@ def test_blank_contexts_are_left_out_of_the_verdict_calls():
     contexts = ("", "Paris is the capital of France.", "   ", "Paris is in Europe.")
     program = faithfulness.compute(sample(response="Paris is in Europe.", contexts=contexts))
     next(program)
-    calls = program.send(Statements(statements=[["Paris is in Europe."]]))
+    calls = program.send(per_sentence(["Paris is in Europe."]))
     assert calls == [Call("statement_support", (
         ("retrieved_contexts", ("Paris is the capital of France.", "Paris is in Europe.")),
         ("statement", "Paris is in Europe.")))]
@@ -101,8 +100,8 @@ def test_blank_contexts_are_left_out_of_the_verdict_calls():
 
 def test_all_statements_unsupported_scores_zero():
     program = faithfulness.compute(sample(response="パリはドイツにあります。人口は百人です。"))
-    assert next(program).input_dict()["sentences"] == ("パリはドイツにあります。", "人口は百人です。")
-    program.send(Statements(statements=[["パリはドイツにあります。"], ["パリの人口は百人です。"]]))
+    assert [call.input_dict()["sentence"] for call in next(program)] == ["パリはドイツにあります。", "人口は百人です。"]
+    program.send(per_sentence(["パリはドイツにあります。"], ["パリの人口は百人です。"]))
     score = finish(program, [Verdict(reason="違う。", verdict=0), Verdict(reason="違う。", verdict=0)])
     assert view(score) == (0.0, None, {"statements": [
         {"statement": "パリはドイツにあります。", "verdict": 0, "reason": "違う。"},

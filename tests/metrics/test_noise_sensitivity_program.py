@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from programs import finish, support, view
+from programs import finish, per_sentence, support, view
 
 from localeval.metrics import METRICS
-from localeval.metrics.claims import statements_of
+from localeval.metrics.claims import statement_calls
 from localeval.metrics.noise_sensitivity import noise_sensitivity_irrelevant, noise_sensitivity_relevant
 from localeval.metrics.options import MetricOptions
 from localeval.samples import Sample
-from localeval.steps.statements import Statements
 from localeval.steps.verdicts import Verdict
 
 QUESTION = "Tell me about the Eiffel Tower."
@@ -43,9 +42,9 @@ def test_declarations():
                                                   (noise_sensitivity_irrelevant, 1 / 3)])
 def test_hand_worked_case_and_request_order(metric, expected):
     program = metric.compute(sample(), MetricOptions())
-    assert next(program) == [statements_of(QUESTION, RESPONSE), statements_of(QUESTION, REFERENCE)]
+    assert next(program) == statement_calls(QUESTION, RESPONSE) + statement_calls(QUESTION, REFERENCE)
     # Every response statement against [reference]: S1 correct; S2, S3 wrong.
-    assert program.send([Statements(statements=[[S1], [S2], [S3]]), Statements(statements=[[F1], [F2]])]) == [
+    assert program.send(per_sentence([S1], [S2], [S3]) + per_sentence([F1], [F2])) == [
         support(REFERENCE, S1), support(REFERENCE, S2), support(REFERENCE, S3)]
     # Each reference statement against each non-blank context, context-major: A supports F1, B nothing.
     assert program.send(verdicts(1, 0, 0)) == [support(A, F1), support(A, F2), support(B, F1), support(B, F2)]
@@ -59,7 +58,7 @@ def test_hand_worked_case_and_request_order(metric, expected):
 def test_no_wrong_statements_scores_zero():
     program = noise_sensitivity_relevant.compute(sample(contexts=(A,)), MetricOptions())
     next(program)
-    program.send([Statements(statements=[[S1], [], []]), Statements(statements=[[F1], [F2]])])
+    program.send(per_sentence([S1], [], []) + per_sentence([F1], [F2]))
     assert program.send(verdicts(1)) == [support(A, F1), support(A, F2)]
     assert program.send(verdicts(1, 1)) == []
     assert view(finish(program, [])) == (0.0, None, {"wrong_statements": [], "relevant_contexts": [1]})
@@ -76,5 +75,5 @@ def test_empty_contexts(metric, contexts):
 def test_no_response_statements(metric):
     program = metric.compute(sample(), MetricOptions())
     next(program)
-    score = finish(program, [Statements(statements=[[], [" "], []]), Statements(statements=[[F1], [F2]])])
+    score = finish(program, per_sentence([], [" "], []) + per_sentence([F1], [F2]))
     assert view(score) == ("NaN", "no_statements", {})
