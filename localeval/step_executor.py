@@ -104,12 +104,12 @@ class StepExecutor:
         step = STEPS[call.step]
         template = self.prompts.get(call.step, lang)
         seed, temperature = self._sampling(call.vote)
-        key = _call_key(self.judge_id, template.sha256, call, lang, seed, temperature)
+        inputs = call.input_dict()
+        schema, budget = step.json_schema(inputs), step.token_budget(inputs)
+        key = _call_key(self.judge_id, template.sha256, call, lang, seed, temperature, schema, budget)
         if (cached := _from_cache(step, self.cache.get(key))) is not None:
             return cached
-        inputs = call.input_dict()
-        outcome = self._generate(step, template.messages(inputs), step.json_schema(inputs), step.token_budget(inputs),
-                                 seed, temperature)
+        outcome = self._generate(step, template.messages(inputs), schema, budget, seed, temperature)
         if outcome.output is not None:
             self.cache.put(key, {"output": outcome.output.model_dump(mode="json")})
         elif outcome.failure in _REPEATABLE_FAILURES:
@@ -169,6 +169,9 @@ def _validate(step: Step, text: str, usage: CallUsage) -> StepOutcome:
         return StepOutcome(None, "judge_invalid", str(error.errors()[0]["msg"]), usage)
 
 
-def _call_key(judge_id: str, prompt_sha: str, call: Call, lang: str, seed: int, temperature: float) -> str:
-    payload = json.dumps([judge_id, call.step, prompt_sha, lang, call.inputs, seed, temperature], ensure_ascii=False)
+def _call_key(judge_id: str, prompt_sha: str, call: Call, lang: str, seed: int, temperature: float,
+              schema: dict[str, Any], budget: int) -> str:
+    """Everything that decides the answer, the grammar and the token budget included (they change with the code)."""
+    payload = json.dumps([judge_id, call.step, prompt_sha, lang, call.inputs, seed, temperature, schema, budget],
+                         ensure_ascii=False, sort_keys=True)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()

@@ -5,11 +5,13 @@ The judge is a FakeJudge (tests/fakes.py): these tests check plumbing and inject
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
 import pytest
 from fakes import FakeJudge, JudgeCall, answer, as_json
+from pydantic import Field
 
 from localeval.judge import ContextOverflow, JudgeConfig
 from localeval.prompts import PromptLibrary
@@ -169,10 +171,10 @@ def test_statements_schema_and_budget_follow_the_sentence_length():
     outcome = executor(judge).run(call, "en")
     assert outcome.output == Statements(statements=["Paris is old."])
     [sent] = judge.calls
-    assert sent.max_tokens == 64 + 2 * 10
+    assert sent.max_tokens == 96 + 3 * 10
     assert sent.schema == {
         "properties": {"statements": {
-            "items": {"maxLength": int(10 * 1.5) + 40, "minLength": 1, "type": "string"},
+            "items": {"maxLength": 10 + 40, "minLength": 1, "type": "string"},
             "maxItems": 6, "title": "Statements", "type": "array"}},
         "required": ["statements"], "title": "Statements", "type": "object"}
     assert sent.messages[-1] == {"role": "user", "content": (
@@ -182,11 +184,11 @@ def test_statements_schema_and_budget_follow_the_sentence_length():
 
 
 def test_a_long_sentence_keeps_the_statement_type_limit():
-    sentence = "word " * 80  # 400 characters: 1.5 x 400 + 40 is above the type's 300
+    sentence = "word " * 80  # 400 characters: 400 + 40 is above the type's 300
     judge = FakeJudge(['{"statements": ["A."]}'])
     executor(judge).run(Call.of("statements", user_input="Q", text=sentence, sentence=sentence), "en")
     [sent] = judge.calls
-    assert (sent.max_tokens, sent.schema["properties"]["statements"]["items"]["maxLength"]) == (64 + 800, 300)
+    assert (sent.max_tokens, sent.schema["properties"]["statements"]["items"]["maxLength"]) == (96 + 1200, 300)
 
 
 def test_questions_schema_and_budget_follow_the_count():
@@ -299,6 +301,21 @@ def test_another_prompt_file_misses_the_cache(tmp_path):
                         encoding="utf-8")
     judge = FakeJudge([SUPPORTED])
     assert executor(judge, cache, prompts=PromptLibrary(tmp_path)).run(SUPPORT, "en").usage.cached is False
+    assert len(judge.calls) == 1
+
+
+class LongerReason(Verdict):
+    reason: str = Field(min_length=1, max_length=999)
+
+
+@pytest.mark.parametrize("change", [{"max_tokens": 999}, {"output": LongerReason}])
+def test_a_changed_token_budget_or_schema_misses_the_cache(monkeypatch, change):
+    """A new localeval version may change a step's grammar or budget; its answers must not come from old ones."""
+    cache = CallCache()
+    executor(FakeJudge([SUPPORTED]), cache).run(SUPPORT, "en")
+    monkeypatch.setitem(STEPS, "statement_support", dataclasses.replace(STEPS["statement_support"], **change))
+    judge = FakeJudge([SUPPORTED])
+    assert executor(judge, cache).run(SUPPORT, "en").usage.cached is False
     assert len(judge.calls) == 1
 
 

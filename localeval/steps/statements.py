@@ -28,7 +28,9 @@ STATEMENTS = Step(
     name="statements",
     inputs=("user_input", "text", "sentence"),
     output=Statements,
-    max_tokens=64,
+    max_tokens=96,
     description="Rewrite one sentence of a text as self-contained statements, pronouns resolved.",
-    restates=Restates(input_name="sentence", output_field="statements", factor=1.5, slack=40, tokens_per_char=2),
+    # No statement is longer than its sentence plus resolved names; 3 tokens per character of the
+    # sentence leave room for several statements in Japanese, where a character is about one token.
+    restates=Restates(input_name="sentence", output_field="statements", factor=1.0, slack=40, tokens_per_char=3),
 )
