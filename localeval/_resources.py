@@ -30,3 +30,10 @@ def models_dir() -> Path:
         return _CHECKOUT / "models"
     data_home = Path(os.environ.get("XDG_DATA_HOME", Path.home() / ".local" / "share"))
     return data_home / "localeval" / "models"
+
+
+def cache_dir() -> Path:
+    """Folder for things worth keeping between runs but safe to delete: $LOCALEVAL_CACHE_DIR, else the XDG cache."""
+    if env := os.environ.get("LOCALEVAL_CACHE_DIR"):
+        return Path(env).expanduser()
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "localeval"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import platform
 from collections import Counter
 from dataclasses import dataclass, field, replace
@@ -15,18 +16,21 @@ from localeval.criteria import Definitions
 from localeval.dataset import Dataset, read_dataset
 from localeval.encoders import CrossEncoderScorer, Encoders, embedder_spec, load_embedder
 from localeval.judge import GGUFJudge, JudgeConfig
+from localeval.judge_check import ensure_judge_runs
 from localeval.metrics import Metric
 from localeval.metrics.options import MetricOptions
 from localeval.metrics.selection import MetricChoice, choose_metrics
 from localeval.models import check_gguf, file_sha256, resolve_judge
 from localeval.prompts import PromptLibrary
 from localeval.results import RunResult
+from localeval.run_guard import RunGuard, UnfinishedRun
 from localeval.runner import Progress, run_metrics
 from localeval.samples import FIELDS, Sample
 from localeval.step_executor import CallCache, StepExecutor
 from localeval.text import detect_language
 
 CALL_CACHE_FILE = "judge_calls.jsonl"
+log = logging.getLogger("localeval")
 _VERSIONED_PACKAGES = ("localeval", "llama-cpp-python", "sentence-transformers", "torch", "numpy", "pydantic", "click")
 
 
@@ -61,6 +65,14 @@ def choose_for_dataset(options: EvaluationOptions, dataset: Dataset) -> MetricCh
 def run_evaluation(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric],
                    progress: Progress | None = None) -> RunResult:
     """Score the dataset and save the results folder; an interrupted run saves what it has and resumes later."""
+    with RunGuard(options.out) as guard:
+        if guard.unfinished:
+            log.warning(guard.unfinished.describe(options.out))
+        return _run(options, dataset, metrics, progress, guard.unfinished)
+
+
+def _run(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric], progress: Progress | None,
+         unfinished: UnfinishedRun | None) -> RunResult:
     prompts = PromptLibrary(options.prompts_dir)
     langs = [sample_language(sample, options.lang) for sample in dataset.samples]
     used_langs = sorted(set(langs))
@@ -74,8 +86,9 @@ def run_evaluation(options: EvaluationOptions, dataset: Dataset, metrics: list[M
                              rubrics={lang: d.rubrics for lang, d in definitions.items()})
     executor, judge_manifest = None, None
     if any("judge" in metric.models for metric in metrics):
-        options.out.mkdir(parents=True, exist_ok=True)
-        executor, judge_manifest = _load_judge(options, prompts)
+        executor, judge_manifest = _load_judge(options, prompts, recheck=bool(unfinished and unfinished.crash))
+        if unfinished:
+            log.warning("Resuming: %d judge calls are already done.", len(executor.cache))
     encoders = None
     if any("embedder" in metric.models for metric in metrics):
         encoders = EncoderPool(options.embedder, options.cross_encoder, options.judge_config.seed)
@@ -94,20 +107,25 @@ def load_dataset(options: EvaluationOptions) -> Dataset:
     return read_dataset(options.data, options.field_map)
 
 
-def _load_judge(options: EvaluationOptions, prompts: PromptLibrary) -> tuple[StepExecutor, dict[str, Any]]:
+def _load_judge(options: EvaluationOptions, prompts: PromptLibrary,
+                recheck: bool = False) -> tuple[StepExecutor, dict[str, Any]]:
+    """Check the judge file, prove in a child process that llama.cpp can run it here, then load it.
+
+    `recheck`: the previous run into the folder crashed, so a remembered check no longer counts.
+    """
     resolved = resolve_judge(options.judge)
     entry = resolved.entry
     info = check_gguf(resolved.path, expected_sha256=entry.sha256 if entry else None,
                       expected_size=entry.size if entry else None)
     sha256 = file_sha256(resolved.path)
-    judge = GGUFJudge(resolved.path, options.judge_config)
+    config = ensure_judge_runs(resolved.path, sha256, options.judge_config, trust_remembered=not recheck)
+    judge = GGUFJudge(resolved.path, config)
     cache = CallCache(options.out / CALL_CACHE_FILE)
     manifest = {"path": str(resolved.path), "name": entry.name if entry else None, "sha256": sha256,
                 "size": info.size, "architecture": info.architecture,
-                "chat_template": str(options.judge_config.chat_template or "from GGUF metadata"),
-                "config": {**vars(options.judge_config), "chat_template": None,
-                           "n_threads": options.judge_config.threads(), "n_ctx": judge.n_ctx}}
-    return StepExecutor(judge, sha256, prompts, options.judge_config, cache), manifest
+                "chat_template": str(config.chat_template or "from GGUF metadata"),
+                "config": {**vars(config), "chat_template": None, "n_threads": config.threads(), "n_ctx": judge.n_ctx}}
+    return StepExecutor(judge, sha256, prompts, config, cache), manifest
 
 
 class EncoderPool:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -26,6 +28,8 @@ class JudgeConfig:
     temperature: float = 0.0
     vote_temperature: float = 0.7  # for independent votes (aspect critique)
     chat_template: Path | None = None  # Jinja file, for GGUF files that carry no chat template
+    # llama.cpp's repacked CPU weight layouts; off only where they crash (see judge_check)
+    weight_repacking: bool = True
 
     def threads(self) -> int:
         return self.n_threads or len(os.sched_getaffinity(0))
@@ -70,9 +74,11 @@ class GGUFJudge:
         from localeval._grammar_sampling import GrammarCheckedLlama
 
         try:
-            self._llm = GrammarCheckedLlama(model_path=str(self.path), n_ctx=self.config.n_ctx, n_threads=self.config.threads(),
-                              n_threads_batch=self.config.threads(), n_gpu_layers=self.config.n_gpu_layers,
-                              seed=self.config.seed, verbose=False)
+            with _weight_repacking(self.config.weight_repacking):
+                self._llm = GrammarCheckedLlama(
+                    model_path=str(self.path), n_ctx=self.config.n_ctx, n_threads=self.config.threads(),
+                    n_threads_batch=self.config.threads(), n_gpu_layers=self.config.n_gpu_layers,
+                    seed=self.config.seed, verbose=False)
         except (ValueError, RuntimeError) as error:
             raise ModelFileError(f"llama.cpp could not load {self.path}: {error}") from None
         self.n_ctx = self._llm.n_ctx()
@@ -112,6 +118,30 @@ class GGUFJudge:
         return Generation(text=choice["text"], prompt_tokens=usage["prompt_tokens"],
                           completion_tokens=usage["completion_tokens"], seconds=seconds,
                           truncated=choice["finish_reason"] == "length")
+
+
+@contextmanager
+def _weight_repacking(enabled: bool) -> Iterator[None]:
+    """llama-cpp-python has no argument for llama.cpp's `use_extra_bufts`, so it is set on the default
+    model parameters that `Llama` starts from, for the duration of one load."""
+    if enabled:
+        yield
+        return
+    from llama_cpp import llama as llama_module
+
+    low_level = llama_module.llama_cpp
+    original = low_level.llama_model_default_params
+
+    def without_repacking():
+        params = original()
+        params.use_extra_bufts = False
+        return params
+
+    low_level.llama_model_default_params = without_repacking
+    try:
+        yield
+    finally:
+        low_level.llama_model_default_params = original
 
 
 @lru_cache(maxsize=64)

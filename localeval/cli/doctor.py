@@ -1,0 +1,49 @@
+"""`localeval doctor`: print what the installation consists of, and fail when the judge cannot generate."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from localeval.doctor import FAIL, INFO, OK, WARN, diagnose
+from localeval.judge import JudgeConfig
+
+
+@click.command()
+@click.option("--judge", help="Judge to check: a GGUF path or registry name (default: the default judge if it is "
+                              "installed, else the first installed one).")
+@click.option("--threads", type=int, help="CPU threads for the judge (default: all available).")
+@click.option("--gpu-layers", default=0, show_default=True, help="Layers to offload to the GPU (-1: all).")
+@click.option("--chat-template", type=click.Path(path_type=Path, dir_okay=False),
+              help="Jinja chat template, for GGUF files without one.")
+@click.option("--no-embedders", is_flag=True, help="Skip loading the embedders.")
+def doctor(judge: str | None, threads: int | None, gpu_layers: int, chat_template: Path | None,
+           no_embedders: bool) -> None:
+    """Check the llama.cpp build, the CPU, the models and the embedders, then let the judge generate.
+
+    The judge runs in a child process, so a crash in llama.cpp is reported. Exits 1 when anything
+    failed, for instance when the judge cannot generate.
+    """
+    config = JudgeConfig(n_threads=threads, n_gpu_layers=gpu_layers, chat_template=chat_template)
+    section, failures, warnings = None, 0, 0
+    for finding in diagnose(judge, config, embedders=not no_embedders):
+        if finding.section != section:
+            click.echo(("\n" if section else "") + finding.section)
+            section = finding.section
+        click.echo(f"  {_MARKERS[finding.status]:<4} {finding.label + ':':<30} {finding.detail}")
+        failures += finding.status == FAIL
+        warnings += finding.status == WARN
+    if failures:
+        click.echo(f"\n{_count(failures, 'problem')} found (marked FAIL).", err=True)
+        sys.exit(1)
+    noted = f" ({_count(warnings, 'warning')})" if warnings else ""
+    click.echo(f"\nAll checks passed{noted}.")
+
+
+_MARKERS = {OK: "ok", WARN: "warn", FAIL: "FAIL", INFO: ""}
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
