@@ -1,16 +1,25 @@
-"""Agreement with human labels from ../shared/metaeval: faithfulness on JHARS (ja), UHGEval (zh), and WikiEval (en).
+"""Agreement with human labels from ../shared/metaeval, with the model-free floor beside every figure.
 
-    .venv/bin/python benchmarks/metaeval.py jhars [--limit N] [--judge NAME_OR_PATH] [--out DIR]
-    .venv/bin/python benchmarks/metaeval.py uhgeval [--limit N] [--out DIR]
-    .venv/bin/python benchmarks/metaeval.py wikieval [--out DIR]
+    .venv/bin/python benchmarks/metaeval.py jhars [--limit N] [--judge NAME_OR_PATH] [--out DIR] [--floor-only]
+    .venv/bin/python benchmarks/metaeval.py uhgeval [--limit N] [--out DIR] [--floor-only]
+    .venv/bin/python benchmarks/metaeval.py wikieval [--out DIR] [--floor-only]
 
 --out keeps each run's results folder (and its judge-call cache) under DIR, so a stopped measurement
 resumes where it stopped and a finished one recomputes its figures without calling the judge again.
+--evidence-sentences N makes the judge read only the N context sentences that cover each statement
+best (0: every context, as shipped).
 
-- jhars: AUROC and balanced accuracy (faithful iff score == 1) of the score against `faithful`.
-  --limit keeps every unfaithful response and fills up with faithful ones in file order.
-- uhgeval: the share of hallucinated keywords that fall inside statements judged unsupported,
-  next to the same share for reasonable keywords (keywords found in no statement are counted apart).
+Every judged set prints, on the same rows, an ablation: the model-free floor (character-bigram or
+word coverage, no model), the judge alone (its 0/1 verdicts, and its own P(1)), the shipped
+faithfulness score, and a logistic combination of the judge with the grounding signals fitted by
+cross-validation on these rows (folds by question, so no question is scored by weights fitted on it).
+
+- jhars: response-level AUROC (faithful vs not; a response scores the mean P of its statements, and
+  also the lowest) and sentence-level AUROC on the labelled sentences (a sentence scores the lowest P
+  among its statements). --limit keeps every unfaithful response and fills up with faithful ones in
+  file order. The floor is also printed on all rows.
+- uhgeval: keyword-level AUROC (reasonable vs hallucinated keywords): a keyword scores the lowest P
+  among the statements that contain it; keywords in no statement are counted and left out.
 - wikieval: per aspect, the metric on the preferred side (a) and the other (b): faithfulness
   (grounded vs ungrounded answer), answer_relevancy (good vs poor answer), context_relevancy and
   context_utilization (focused vs padded contexts).
@@ -23,18 +32,25 @@ import json
 import math
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
+from localeval.calibrate import calibrate, labelled_row
 from localeval.dataset import read_dataset
 from localeval.evaluation import EvaluationOptions, run_evaluation
+from localeval.grounding import coverage, lowest_coverage, units
 from localeval.metrics import METRICS
-from localeval.text import normalize
+from localeval.metrics.options import MetricOptions
+from localeval.metrics.scoring import auroc
+from localeval.models import load_registry
+from localeval.text import normalize, split_sentences
 
 METAEVAL = Path(__file__).resolve().parents[2] / "shared" / "metaeval"
+FOLDS = 5
 
 
 def score_rows(rows: list[dict], judge: str | None, out: Path | None, name: str,
-               metric: str = "faithfulness") -> list[dict]:
+               metric: str = "faithfulness", evidence_sentences: int = 0) -> list[dict]:
     """One metric per row (same order), through the normal evaluation path."""
     fields = ("id", "user_input", "response", "retrieved_contexts")
     with tempfile.TemporaryDirectory() as scratch:
@@ -43,7 +59,8 @@ def score_rows(rows: list[dict], judge: str | None, out: Path | None, name: str,
         data = folder / "data.jsonl"
         data.write_text("".join(json.dumps({k: row[k] for k in fields}, ensure_ascii=False) + "\n" for row in rows),
                         encoding="utf-8")
-        options = EvaluationOptions(data=data, out=folder / "results", metrics=(metric,), judge=judge)
+        options = EvaluationOptions(data=data, out=folder / "results", metrics=(metric,), judge=judge,
+                                    metric_options=MetricOptions(evidence_sentences=evidence_sentences))
         result = run_evaluation(options, read_dataset(data), [METRICS[metric]], progress=_progress)
         usage = result.usage()
         print(f"{metric}: {len(rows)} rows; judge {usage.calls} calls, {usage.seconds:.0f} s", flush=True)
@@ -55,72 +72,188 @@ def _progress(step: str, done: int, total: int) -> None:
     print(f"  {time.strftime('%H:%M:%S')} {step}: {done}/{total}", flush=True)
 
 
-def auroc(scores: list[float], positives: list[bool]) -> float:
-    """Probability that a random positive scores above a random negative (ties count half)."""
-    pos = [s for s, p in zip(scores, positives) if p]
-    neg = [s for s, p in zip(scores, positives) if not p]
-    pairs = [(1.0 if a > b else 0.5 if a == b else 0.0) for a in pos for b in neg]
-    return sum(pairs) / len(pairs) if pairs else math.nan
-
-
-def jhars(limit: int | None, judge: str | None, out: Path | None) -> None:
+def jhars(limit: int | None, judge: str | None, out: Path | None, floor_only: bool, evidence: int,
+          save: Path | None) -> None:
     rows = [r for r in _read("jhars_dev.jsonl") if r["label"]["faithful"] is not None]
+    print("JHARS floor on all rows:")
+    _print_jhars(rows, {"floor (bigram coverage)": _floor_scores(rows)})
+    if floor_only:
+        return
     if limit:
         negatives = [r for r in rows if not r["label"]["faithful"]]
         rows = negatives + [r for r in rows if r["label"]["faithful"]][:max(0, limit - len(negatives))]
-    results = score_rows(rows, judge, out, "jhars")
-    kept = [(res["score"], r["label"]["faithful"]) for res, r in zip(results, rows) if not math.isnan(res["score"])]
-    scores, faithful = [s for s, _ in kept], [f for _, f in kept]
-    predicted = [s >= 1.0 for s in scores]
-    tpr = _share([p for p, f in zip(predicted, faithful) if f])
-    tnr = _share([not p for p, f in zip(predicted, faithful) if not f])
-    print(f"JHARS: {len(kept)} scored ({sum(faithful)} faithful, {len(kept) - sum(faithful)} not), "
-          f"{len(rows) - len(kept)} NaN")
-    print(f"AUROC {auroc(scores, faithful):.3f}; balanced accuracy (faithful iff score == 1) {(tpr + tnr) / 2:.3f} "
-          f"(faithful recognised {tpr:.2f}, unfaithful recognised {tnr:.2f})")
-    print(f"mean score: faithful {_mean([s for s, f in kept if f]):.3f}, "
-          f"unfaithful {_mean([s for s, f in kept if not f]):.3f}")
+    results = score_rows(rows, judge, out, "jhars", evidence_sentences=evidence)
+    nan = [r for r, res in zip(rows, results) if math.isnan(res["score"])]
+    kept = [(r, res["evidence"]["statements"]) for r, res in zip(rows, results) if not math.isnan(res["score"])]
+    print(f"JHARS judged: {len(kept)} rows scored, {len(nan)} NaN")
+    rows = [r for r, _ in kept]
+    selection = f"--limit {limit}: every unfaithful row, then faithful ones in file order" if limit else "all"
+    statements = _with_cross_validated(rows, [st for _, st in kept], "ja", save,
+                                       f"{selection}; {_settings(judge, evidence)}")
+    _print_jhars(rows, {"floor (bigram coverage)": _floor_scores(rows),
+                        "judge verdicts": _statement_scores(statements, lambda s: s["judge_verdict"]),
+                        "judge P(1)": _statement_scores(statements, lambda s: s["judge_p"]),
+                        "faithfulness (shipped)": _statement_scores(statements, lambda s: s["p"]),
+                        "combined (cross-validated)": _statement_scores(statements, lambda s: s["cv_p"])})
 
 
-def uhgeval(limit: int | None, judge: str | None, out: Path | None) -> None:
-    rows = _read("uhgeval_dev.jsonl")[:limit or None]
+def _floor_scores(rows: list[dict]) -> dict:
+    """The floor in the same shape as the statement-based scores: per response, and per labelled sentence."""
+    per_response = [lowest_coverage(r["response"], r["retrieved_contexts"]) for r in rows]
+    per_sentence = []
+    for row in rows:
+        have = units("\n".join(row["retrieved_contexts"]))
+        per_sentence.append({normalize(s): coverage(s, have) for s in split_sentences(row["response"])})
+    return {"mean": per_response, "low": per_response, "sentences": per_sentence}
+
+
+def _statement_scores(per_row: list[list[dict]], value: Callable[[dict], float]) -> dict:
+    """Per response the mean and the lowest statement value; per sentence the lowest of its statements."""
+    means, lows, sentences = [], [], []
+    for statements in per_row:
+        values = [float(value(s)) for s in statements]
+        means.append(sum(values) / len(values))
+        lows.append(min(values))
+        by_sentence: dict[str, float] = {}
+        for statement, v in zip(statements, values):
+            key = normalize(statement["sentence"])
+            by_sentence[key] = min(v, by_sentence.get(key, 1.0))
+        sentences.append(by_sentence)
+    return {"mean": means, "low": lows, "sentences": sentences}
+
+
+def _print_jhars(rows: list[dict], scorings: dict[str, dict]) -> None:
+    faithful = [r["label"]["faithful"] for r in rows]
+    print(f"  {len(rows)} responses ({sum(faithful)} faithful, {len(rows) - sum(faithful)} not)")
+    for name, scored in scorings.items():
+        labelled = [(by_sentence.get(normalize(label["sentence"])), label["type"] == "No_hallucination")
+                    for row, by_sentence in zip(rows, scored["sentences"]) for label in row["label"]["sentence_labels"]
+                    if label["type"] in ("No_hallucination", "Unverifiable", "Contradictory")]
+        found = [(score, ok) for score, ok in labelled if score is not None]
+        print(f"  {name:<28} response AUROC {auroc(scored['mean'], faithful):.3f} (mean), "
+              f"{auroc(scored['low'], faithful):.3f} (lowest); sentence AUROC "
+              f"{auroc([s for s, _ in found], [ok for _, ok in found]):.3f} "
+              f"({len(found)} of {len(labelled)} sentences matched, {sum(not ok for _, ok in found)} hallucinated)")
+
+
+def uhgeval(limit: int | None, judge: str | None, out: Path | None, floor_only: bool, evidence: int,
+            save: Path | None) -> None:
+    rows = _read("uhgeval_dev.jsonl")
     for row in rows:
         row["user_input"] = row["user_input"] or row["meta"].get("headline") or ""
-    results = score_rows(rows, judge, out, "uhgeval")
-    counts = {True: [0, 0, 0], False: [0, 0, 0]}  # reasonable? -> [in unsupported, in supported only, in none]
-    for row, res in zip(rows, results):
-        statements = res["evidence"].get("statements", [])
+    print("UHGEval floor on all rows:")
+    _print_keyword_floor(rows)
+    if floor_only:
+        return
+    rows = rows[:limit or None]
+    print(f"UHGEval floor on the {len(rows)} judged rows:")
+    _print_keyword_floor(rows)
+    results = score_rows(rows, judge, out, "uhgeval", evidence_sentences=evidence)
+    kept = [(r, res["evidence"]["statements"]) for r, res in zip(rows, results) if not math.isnan(res["score"])]
+    print(f"UHGEval judged: {len(kept)} rows scored, {len(rows) - len(kept)} NaN")
+    rows = [r for r, _ in kept]
+    cv = _with_cross_validated(rows, [st for _, st in kept], "zh", save,
+                               f"the first {len(rows)}; {_settings(judge, evidence)}")
+    views = {"judge verdicts": "judge_verdict", "judge P(1)": "judge_p", "faithfulness (shipped)": "p",
+             "combined (cross-validated)": "cv_p", "statement coverage (no model)": "coverage"}
+    for name, key in views.items():
+        scores, reasonable, nowhere = _keyword_scores(rows, cv, lambda s, key=key: s[key])
+        print(f"  {name:<28} keyword AUROC {auroc(scores, reasonable):.3f} on {len(scores)} keywords "
+              f"({sum(not r for r in reasonable)} hallucinated); {nowhere} keywords in no statement")
+
+
+def _with_cross_validated(rows: list[dict], per_row: list[list[dict]], lang: str, save: Path | None,
+                          selection: str) -> list[list[dict]]:
+    """The statements with `cv_p` (5-fold, by question); prints the fit, and saves it when asked."""
+    units = [str(row["orig_id"]) for row in rows]
+    fitted_on = (f"{rows[0]['source']}_dev.jsonl (../shared/metaeval dev split): {len(rows)} rows ({selection}), "
+                 f"judged by benchmarks/metaeval.py")
+    fitted = calibrate([labelled_row(row) for row in rows], per_row, f"{lang}-dev", fitted_on, FOLDS, units)
+    weights = ", ".join(f"{k} {v:+.2f}" for k, v in fitted.calibration.weights.items())
+    print(f"  fitted on all {len(rows)} rows: {weights}, bias {fitted.calibration.bias:+.2f}; "
+          f"{fitted.agreement.level}-level AUROC (cross-validated) {fitted.agreement.combined:.3f}")
+    if save:
+        fitted.calibration.save(save)
+        print(f"  calibration written to {save}")
+    return [[dict(s, cv_p=p) for s, p in zip(statements, values)]
+            for statements, values in zip(per_row, fitted.cross_validated)]
+
+
+def _settings(judge: str | None, evidence: int) -> str:
+    """What a saved calibration must be used with: the same judge and the same evidence setting."""
+    return f"judge {judge or load_registry().default_judge}, evidence_sentences={evidence}"
+
+
+def _keyword_scores(rows: list[dict], per_row: list[list[dict]], value: Callable[[dict], float]):
+    scores, reasonable, nowhere = [], [], 0
+    for row, statements in zip(rows, per_row):
         for label in row["label"]["keyword_labels"]:
             keyword = normalize(label["keyword"])
-            holding = [s for s in statements if keyword and keyword in normalize(s["statement"])]
-            slot = 2 if not holding else 0 if any(s["verdict"] == 0 for s in holding) else 1
-            counts[bool(label["reasonable"])][slot] += 1
-    for reasonable, name in ((False, "hallucinated"), (True, "reasonable")):
-        inside, supported, nowhere = counts[reasonable]
-        found = inside + supported
-        print(f"{name} keywords: {inside}/{found} ({_ratio(inside, found)}) inside an unsupported statement; "
-              f"{nowhere} not found in any statement")
+            holding = [float(value(s)) for s in statements if keyword and keyword in normalize(s["statement"])]
+            if not holding:
+                nowhere += 1
+                continue
+            scores.append(min(holding))
+            reasonable.append(bool(label["reasonable"]))
+    return scores, reasonable, nowhere
+
+
+def _print_keyword_floor(rows: list[dict]) -> None:
+    """A keyword is suspect when its NFKC form is not in the contexts; also its bigram coverage, as a score."""
+    substring, bigram, reasonable = [], [], []
+    for row in rows:
+        contexts = "".join(row["retrieved_contexts"])
+        plain = normalize(contexts).replace(" ", "")
+        have = units(contexts)
+        for label in row["label"]["keyword_labels"]:
+            substring.append(float(normalize(label["keyword"]).replace(" ", "") in plain))
+            bigram.append(coverage(label["keyword"], have))
+            reasonable.append(bool(label["reasonable"]))
+    print(f"  floor: keyword AUROC {auroc(substring, reasonable):.3f} (in the contexts or not), "
+          f"{auroc(bigram, reasonable):.3f} (bigram coverage) on {len(reasonable)} keywords "
+          f"({sum(not r for r in reasonable)} hallucinated)")
 
 
 WIKIEVAL_METRICS = {"faithfulness": ("faithfulness",), "answer_relevancy": ("answer_relevancy",),
                     "context_relevance": ("context_relevancy", "context_utilization")}
 
 
-def wikieval(judge: str | None, out: Path | None) -> None:
+# The model-free floor per aspect, on one side of a pair: word coverage of the answer by the contexts
+# (faithfulness), of the question by the answer (relevancy), and the density of question words in the
+# contexts (context relevance).
+WIKIEVAL_FLOORS: dict[str, Callable[[dict], float]] = {
+    "faithfulness": lambda side: coverage(side["response"], side["retrieved_contexts"]),
+    "answer_relevancy": lambda side: coverage(side["user_input"], [side["response"]]),
+    "context_relevance": lambda side: _density(side["user_input"], side["retrieved_contexts"]),
+}
+
+
+def wikieval(judge: str | None, out: Path | None, floor_only: bool) -> None:
     """Each aspect's metric(s) on the preferred side (a) and the other (b); a should score higher."""
     rows = _read("wikieval_dev.jsonl")
     for aspect, metrics in WIKIEVAL_METRICS.items():
         aspect_rows = [r for r in rows if r["label"]["aspect"] == aspect]
         pairs = [dict(r, id=f"{r['id']}:{side}", **_side(r, side)) for r in aspect_rows for side in "ab"]
-        for metric in metrics:
-            results = score_rows(pairs, judge, out, f"wikieval-{aspect}", metric)
-            outcome = []
-            for i, row in enumerate(aspect_rows):
-                a, b = results[2 * i]["score"], results[2 * i + 1]["score"]
-                outcome.append("win" if a > b else "tie" if a == b else "loss")
-                print(f"  {row['orig_id'][:48]:<48} a {a:.3f}  b {b:.3f}")
-            print(f"WikiEval {aspect} / {metric}: a > b on {outcome.count('win')}/{len(outcome)} "
-                  f"({outcome.count('tie')} ties, {outcome.count('loss')} losses)", flush=True)
+        floor = [{"score": WIKIEVAL_FLOORS[aspect](pair)} for pair in pairs]
+        _print_pairs(aspect, "floor (no model)", aspect_rows, floor)
+        for metric in () if floor_only else metrics:
+            _print_pairs(aspect, metric, aspect_rows, score_rows(pairs, judge, out, f"wikieval-{aspect}", metric))
+
+
+def _print_pairs(aspect: str, name: str, rows: list[dict], results: list[dict]) -> None:
+    outcome = []
+    for i, row in enumerate(rows):
+        a, b = results[2 * i]["score"], results[2 * i + 1]["score"]
+        outcome.append("win" if a > b else "tie" if a == b else "loss")
+        print(f"  {row['orig_id'][:48]:<48} a {a:.3f}  b {b:.3f}")
+    print(f"WikiEval {aspect} / {name}: a > b on {outcome.count('win')}/{len(outcome)} "
+          f"({outcome.count('tie')} ties, {outcome.count('loss')} losses)", flush=True)
+
+
+def _density(question: str, contexts: list[str]) -> float:
+    """Share of the contexts' units that are question units: padding dilutes it."""
+    have = units("\n".join(contexts))
+    return len(units(question) & have) / len(have) if have else 0.0
 
 
 def _side(row: dict, side: str) -> dict:
@@ -134,31 +267,22 @@ def _read(name: str) -> list[dict]:
     return [json.loads(line) for line in (METAEVAL / name).read_text(encoding="utf-8").splitlines()]
 
 
-def _share(flags: list[bool]) -> float:
-    return sum(flags) / len(flags) if flags else math.nan
-
-
-def _mean(values: list[float]) -> float:
-    return sum(values) / len(values) if values else math.nan
-
-
-def _ratio(a: int, b: int) -> str:
-    return f"{a / b:.1%}" if b else "n/a"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("dataset", choices=["jhars", "uhgeval", "wikieval"])
     parser.add_argument("--limit", type=int)
     parser.add_argument("--judge")
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--floor-only", action="store_true", help="only the model-free floor: no judge, seconds")
+    parser.add_argument("--evidence-sentences", type=int, default=0)
+    parser.add_argument("--save-calibration", type=Path, help="write the combination fitted on all judged rows here")
     args = parser.parse_args()
     if args.dataset == "jhars":
-        jhars(args.limit, args.judge, args.out)
+        jhars(args.limit, args.judge, args.out, args.floor_only, args.evidence_sentences, args.save_calibration)
     elif args.dataset == "uhgeval":
-        uhgeval(args.limit, args.judge, args.out)
+        uhgeval(args.limit, args.judge, args.out, args.floor_only, args.evidence_sentences, args.save_calibration)
     else:
-        wikieval(args.judge, args.out)
+        wikieval(args.judge, args.out, args.floor_only)
 
 
 if __name__ == "__main__":

@@ -10,17 +10,37 @@ when greedy, or a draw from the allowed tokens' renormalised distribution otherw
 from __future__ import annotations
 
 import ctypes
+import functools
 import math
+from dataclasses import dataclass
 
 import llama_cpp
 import numpy as np
 from llama_cpp import Llama, LlamaGrammar
 
 
-class GrammarCheckedSampler:
-    """Stands in for llama-cpp-python's sampler chain: `sample(ctx, idx)` returns the next token."""
+@dataclass(frozen=True)
+class BinaryChoice:
+    """The tokens that spell a 0/1 answer, so the sampler can report the model's P(1) where it writes one."""
 
-    def __init__(self, vocab: ctypes.c_void_p, grammar: LlamaGrammar, n_vocab: int, temperature: float, seed: int):
+    no: tuple[int, ...]
+    yes: tuple[int, ...]
+
+    def p_yes(self, logits: np.ndarray) -> float:
+        """P(1) against P(0) at this position, from the raw logits (the grammar allows nothing else there)."""
+        no, yes = np.logaddexp.reduce(logits[list(self.no)]), np.logaddexp.reduce(logits[list(self.yes)])
+        return float(1.0 / (1.0 + np.exp(no - yes)))
+
+
+class GrammarCheckedSampler:
+    """Stands in for llama-cpp-python's sampler chain: `sample(ctx, idx)` returns the next token.
+
+    Wherever it picks a token of `choice` (a 0 or a 1), it records the model's P(1) there in
+    `choice_probabilities`; for a verdict written last, the last entry is the verdict's.
+    """
+
+    def __init__(self, vocab: ctypes.c_void_p, grammar: LlamaGrammar, n_vocab: int, temperature: float, seed: int,
+                 choice: BinaryChoice | None = None):
         self._grammar = llama_cpp.llama_sampler_init_grammar(vocab, grammar._grammar.encode("utf-8"),
                                                               grammar._root.encode("utf-8"))
         if not self._grammar:
@@ -32,6 +52,9 @@ class GrammarCheckedSampler:
         self._all = (llama_cpp.llama_token_data * n_vocab)()
         self._all_view = np.ctypeslib.as_array(self._all)
         self._all_view["id"] = np.arange(n_vocab, dtype=np.int32)
+        self._choice = choice
+        self._choice_tokens = frozenset(choice.no + choice.yes) if choice else frozenset()
+        self.choice_probabilities: list[float] = []
 
     def sample(self, ctx: llama_cpp.llama_cpp.llama_context_p | object, idx: int) -> int:
         pointer = llama_cpp.llama_get_logits_ith(getattr(ctx, "ctx", ctx), idx)
@@ -40,6 +63,8 @@ class GrammarCheckedSampler:
         if not self._allowed(token, float(logits[token])):
             token = self._choose(self._constrained(logits))
         llama_cpp.llama_sampler_accept(self._grammar, token)
+        if token in self._choice_tokens:
+            self.choice_probabilities.append(self._choice.p_yes(logits))
         return token
 
     def _allowed(self, token: int, logit: float) -> bool:
@@ -72,9 +97,23 @@ class GrammarCheckedSampler:
 
 
 class GrammarCheckedLlama(Llama):
-    """A Llama whose grammar-constrained generations use GrammarCheckedSampler."""
+    """A Llama whose grammar-constrained generations use GrammarCheckedSampler; `last_sampler` is the latest one."""
+
+    last_sampler: GrammarCheckedSampler | None = None
 
     def _init_sampler(self, *, temp: float = 0.8, grammar: LlamaGrammar | None = None, **kwargs):
         if grammar is None:
             return super()._init_sampler(temp=temp, grammar=None, **kwargs)
-        return GrammarCheckedSampler(self._model.vocab, grammar, self._n_vocab, temp, self._seed)
+        self.last_sampler = GrammarCheckedSampler(self._model.vocab, grammar, self._n_vocab, temp, self._seed,
+                                                  self.binary_choice)
+        return self.last_sampler
+
+    @functools.cached_property
+    def binary_choice(self) -> BinaryChoice | None:
+        """The single tokens that read "0" or "1" (with or without a leading space) in this vocabulary."""
+        def single_tokens(digit: str) -> tuple[int, ...]:
+            found = (self.tokenize(text.encode(), add_bos=False, special=False) for text in (digit, " " + digit))
+            return tuple(sorted({tokens[0] for tokens in found if len(tokens) == 1}))
+
+        no, yes = single_tokens("0"), single_tokens("1")
+        return BinaryChoice(no, yes) if no and yes else None

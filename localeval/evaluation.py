@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from localeval import criteria
+from localeval.calibration import Calibration, shipped_calibration
 from localeval.criteria import Definitions
 from localeval.dataset import Dataset, read_dataset
 from localeval.encoders import CrossEncoderScorer, Encoders, embedder_spec, load_embedder
@@ -48,6 +49,7 @@ class EvaluationOptions:
     cross_encoder: Path | None = None  # answer_similarity scores pairs with it instead of cosine
     definitions: Definitions = field(default_factory=Definitions)  # the user's criteria and rubrics
     metric_options: MetricOptions = field(default_factory=MetricOptions)
+    calibration: Calibration | None = None  # P(supported) for every language; None: the shipped one per language
 
 
 def sample_language(sample: Sample, lang: str = "auto") -> str:
@@ -81,9 +83,11 @@ def _run(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric], pr
         for lang in used_langs:
             prompts.get(step, lang)  # a broken prompt file fails now, before the model loads
     definitions = criteria.by_language(prompts, used_langs, options.definitions)
+    calibrations = {lang: options.calibration or shipped_calibration(lang) for lang in used_langs}
     metric_options = replace(options.metric_options,
                              criteria={lang: d.criteria for lang, d in definitions.items()},
-                             rubrics={lang: d.rubrics for lang, d in definitions.items()})
+                             rubrics={lang: d.rubrics for lang, d in definitions.items()},
+                             calibrations=calibrations)
     executor, judge_manifest = None, None
     if any("judge" in metric.models for metric in metrics):
         executor, judge_manifest = _load_judge(options, prompts, recheck=bool(unfinished and unfinished.crash))
@@ -96,6 +100,8 @@ def _run(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric], pr
                           progress, encoders=encoders, options=metric_options)
     interrupted = any(score.reason == "interrupted" for result in samples for score in result.scores.values())
     manifest = _manifest(options, dataset, metrics, prompts, steps, used_langs, judge_manifest)
+    manifest["calibration"] = {lang: {"name": c.name, "fitted_on": c.fitted_on, "weights": c.weights, "bias": c.bias}
+                               for lang, c in calibrations.items()}
     manifest["encoders"] = encoders.manifest() if encoders else {}
     manifest["languages"] = dict(Counter(langs))
     result = RunResult([m.name for m in metrics], samples, dataset.row_errors, manifest, interrupted)
@@ -170,7 +176,8 @@ def _manifest(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric
         "metric_options": {"strictness": options.metric_options.strictness, "beta": options.metric_options.beta,
                            "correctness_weights": list(options.metric_options.correctness_weights),
                            "similarity_threshold": options.metric_options.similarity_threshold,
-                           "correctness_threshold": options.metric_options.correctness_threshold},
+                           "correctness_threshold": options.metric_options.correctness_threshold,
+                           "evidence_sentences": options.metric_options.evidence_sentences},
         "lang": options.lang,
         "judge": judge,
         "prompts": used_prompts,

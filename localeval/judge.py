@@ -42,6 +42,8 @@ class Generation:
     completion_tokens: int
     seconds: float
     truncated: bool  # stopped by the token budget before the model closed its answer
+    # The model's P(1) wherever it wrote a 0 or 1 token, in order: a verdict written last is the last one.
+    choice_probabilities: tuple[float, ...] = ()
 
 
 class ContextOverflow(Exception):
@@ -110,14 +112,17 @@ class GGUFJudge:
         if len(tokens) + max_tokens > self.n_ctx:
             raise ContextOverflow(len(tokens), max_tokens, self.n_ctx)
         started = time.perf_counter()
+        self._llm.last_sampler = None
         reply = self._llm.create_completion(prompt=tokens, max_tokens=max_tokens, temperature=temperature,
                                             seed=seed, grammar=_grammar(json.dumps(schema)))
         seconds = time.perf_counter() - started
         choice = reply["choices"][0]
         usage = reply["usage"]
+        sampler = self._llm.last_sampler
         return Generation(text=choice["text"], prompt_tokens=usage["prompt_tokens"],
                           completion_tokens=usage["completion_tokens"], seconds=seconds,
-                          truncated=choice["finish_reason"] == "length")
+                          truncated=choice["finish_reason"] == "length",
+                          choice_probabilities=tuple(sampler.choice_probabilities) if sampler else ())
 
 
 @contextmanager

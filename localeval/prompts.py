@@ -191,4 +191,5 @@ def _parse_example(item: Any, number: int, step: Step, path: Path) -> Example:
         problems = "; ".join(f"output.{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors())
         raise PromptFileError(f"{where} does not match the '{step.name}' schema: {problems}.") from None
     inputs = {name: item[name] for name in step.inputs}
-    return Example(inputs, json.dumps(output.model_dump(mode="json"), ensure_ascii=False))
+    # Only what the judge writes: fields outside the answer's schema (a verdict's probability) stay out.
+    return Example(inputs, json.dumps(output.model_dump(mode="json", exclude_none=True), ensure_ascii=False))

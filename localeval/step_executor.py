@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from localeval.judge import ContextOverflow, Judge, JudgeConfig
+from localeval.judge import ContextOverflow, Generation, Judge, JudgeConfig
 from localeval.prompts import PromptLibrary
 from localeval.steps import STEPS, Call, Step
 
@@ -106,12 +106,13 @@ class StepExecutor:
         seed, temperature = self._sampling(call.vote)
         inputs = call.input_dict()
         schema, budget = step.json_schema(inputs), step.token_budget(inputs)
-        key = _call_key(self.judge_id, template.sha256, call, lang, seed, temperature, schema, budget)
+        messages = template.messages(inputs)
+        key = _call_key(self.judge_id, call.step, messages, seed, temperature, schema, budget)
         if (cached := _from_cache(step, self.cache.get(key))) is not None:
             return cached
-        outcome = self._generate(step, template.messages(inputs), schema, budget, seed, temperature)
+        outcome = self._generate(step, messages, schema, budget, seed, temperature)
         if outcome.output is not None:
-            self.cache.put(key, {"output": outcome.output.model_dump(mode="json")})
+            self.cache.put(key, {"output": outcome.output.model_dump(mode="json", exclude_none=True)})
         elif outcome.failure in _REPEATABLE_FAILURES:
             self.cache.put(key, {"failure": outcome.failure, "detail": outcome.detail})
         return outcome
@@ -143,7 +144,7 @@ class StepExecutor:
                               usage.completion_tokens + generation.completion_tokens,
                               usage.seconds + generation.seconds, usage.attempts + 1)
             if not generation.truncated:
-                return _validate(step, generation.text, usage)
+                return _validate(step, generation, usage)
         return StepOutcome(None, "judge_truncated", f"answer exceeded {budget * 2} tokens", usage)
 
 
@@ -159,19 +160,23 @@ def _from_cache(step: Step, entry: Any) -> StepOutcome | None:
         return None
 
 
-def _validate(step: Step, text: str, usage: CallUsage) -> StepOutcome:
-    data = parse_json_answer(text)
+def _validate(step: Step, generation: Generation, usage: CallUsage) -> StepOutcome:
+    data = parse_json_answer(generation.text)
     if data is None:
-        return StepOutcome(None, "judge_unparseable", text[:200], usage)
+        return StepOutcome(None, "judge_unparseable", generation.text[:200], usage)
     try:
-        return StepOutcome(step.output.model_validate(data), usage=usage)
+        output = step.output.model_validate(data)
     except ValidationError as error:
         return StepOutcome(None, "judge_invalid", str(error.errors()[0]["msg"]), usage)
+    if "probability" in step.output.model_fields and generation.choice_probabilities:
+        output = output.model_copy(update={"probability": round(generation.choice_probabilities[-1], 6)})
+    return StepOutcome(output, usage=usage)
 
 
-def _call_key(judge_id: str, prompt_sha: str, call: Call, lang: str, seed: int, temperature: float,
+def _call_key(judge_id: str, step: str, messages: list[dict[str, str]], seed: int, temperature: float,
               schema: dict[str, Any], budget: int) -> str:
-    """Everything that decides the answer, the grammar and the token budget included (they change with the code)."""
-    payload = json.dumps([judge_id, call.step, prompt_sha, lang, call.inputs, seed, temperature, schema, budget],
-                         ensure_ascii=False, sort_keys=True)
+    """Everything that decides the answer: the prompt exactly as the judge reads it (file, inputs and rendering
+    code all show there), the grammar and the token budget."""
+    payload = json.dumps([judge_id, step, messages, seed, temperature, schema, budget], ensure_ascii=False,
+                         sort_keys=True)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()

@@ -31,3 +31,9 @@ def support(context: str, statement: str) -> Call:
 def per_sentence(*groups: list[str]) -> list[Statements]:
     """The statements step's outputs for a text: one call, so one output, per sentence."""
     return [Statements(statements=list(group)) for group in groups]
+
+
+def brief(score: Score, key: str = "statements") -> tuple:
+    """A statement-support score as (value, reason, [(statement, verdict, reason)]): the rest is tested apart."""
+    rows = [(row["statement"], row["verdict"], row["reason"]) for row in score.evidence.get(key, [])]
+    return ("NaN" if math.isnan(score.value) else score.value, score.reason, rows)

@@ -60,3 +60,12 @@ def test_unreadable_chat_template_is_a_clear_error(smollm_path: Path, tmp_path: 
     with pytest.raises(ModelFileError) as raised:
         GGUFJudge(smollm_path, JudgeConfig(n_ctx=512, chat_template=missing))
     assert str(raised.value) == f"Cannot read chat template {missing}: No such file or directory"
+
+
+def test_the_verdict_carries_the_judges_probability(qwen05_judge):
+    generation = qwen05_judge.generate(MESSAGES, SCHEMA, max_tokens=200, seed=0, temperature=0.0)
+    answer = json.loads(generation.text, strict=False)
+    assert generation.choice_probabilities, "a 0/1 verdict was written, so its probability is known"
+    p_one = generation.choice_probabilities[-1]
+    assert 0.0 <= p_one <= 1.0
+    assert (p_one >= 0.5) == (answer["verdict"] == 1)  # greedy: the verdict is the likelier digit

@@ -90,10 +90,13 @@ def test_shipped_prompt_loads_with_its_examples_validated(step, lang):
     assert len(data["examples"]) >= 1
     assert [dict(example.inputs) for example in template.examples] == [
         {name: example[name] for name in STEPS[step].inputs} for example in data["examples"]]
-    # Each example's output is the schema-validated output, as compact JSON.
+    # Each example's output is the schema-validated output, as compact JSON, with only the schema's fields.
     assert [example.output_json for example in template.examples] == [
-        json.dumps(STEPS[step].output.model_validate(example["output"]).model_dump(mode="json"), ensure_ascii=False)
+        json.dumps(STEPS[step].output.model_validate(example["output"]).model_dump(mode="json", exclude_none=True),
+                   ensure_ascii=False)
         for example in data["examples"]]
+    properties = set(STEPS[step].json_schema()["properties"])
+    assert all(set(json.loads(example.output_json)) <= properties for example in template.examples)
     assert not PromptLibrary().is_override(step, lang)
 
 

@@ -64,8 +64,12 @@ def run(samples, metrics, judge=None, progress=None, lang="en"):
 
 
 def view(score: Score) -> tuple:
-    """A score as comparable values: NaN is not equal to itself."""
-    return ("NaN" if math.isnan(score.value) else score.value, score.reason, score.evidence)
+    """A score as comparable values (NaN is not equal to itself); statement rows keep what plumbing decides."""
+    evidence = dict(score.evidence)
+    if "statements" in evidence:
+        evidence["statements"] = [{key: row[key] for key in ("statement", "verdict", "reason")}
+                                  for row in evidence["statements"]]
+    return ("NaN" if math.isnan(score.value) else score.value, score.reason, evidence)
 
 
 def make_metric(name: str, compute, required=("user_input", "response")) -> Metric:

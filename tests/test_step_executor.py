@@ -292,13 +292,15 @@ def test_another_judge_misses_the_cache():
     assert len(cache) == 2
 
 
-def test_another_prompt_file_misses_the_cache(tmp_path):
+def test_an_edited_prompt_misses_the_cache_and_an_edited_comment_does_not(tmp_path):
     cache = CallCache()
     executor(FakeJudge([SUPPORTED]), cache).run(SUPPORT, "en")
+    shipped = PromptLibrary().path("statement_support", "en").read_text(encoding="utf-8")
     override = tmp_path / "en" / "statement_support.toml"
     override.parent.mkdir()
-    override.write_text((PromptLibrary().path("statement_support", "en")).read_text(encoding="utf-8") + "\n# edited\n",
-                        encoding="utf-8")
+    override.write_text(shipped + "\n# a comment the judge never reads\n", encoding="utf-8")
+    assert executor(FakeJudge(), cache, prompts=PromptLibrary(tmp_path)).run(SUPPORT, "en").usage.cached is True
+    override.write_text(shipped.replace("careful fact-checker", "very careful fact-checker"), encoding="utf-8")
     judge = FakeJudge([SUPPORTED])
     assert executor(judge, cache, prompts=PromptLibrary(tmp_path)).run(SUPPORT, "en").usage.cached is False
     assert len(judge.calls) == 1
@@ -381,3 +383,23 @@ def test_cache_without_a_file(tmp_path):
     cache.put("a", {"x": 1})
     assert (len(cache), cache.get("a"), cache.get("b")) == (1, {"x": 1}, None)
     assert list(Path(tmp_path).iterdir()) == []
+
+
+# --- the judge's probability for a verdict -------------------------------------------------------
+
+
+def test_the_last_binary_choice_becomes_the_verdicts_probability(tmp_path):
+    cache = CallCache(tmp_path / "calls.jsonl")
+    reply = dataclasses.replace(answer(SUPPORTED), choice_probabilities=(0.2, 0.9, 0.8125))
+    outcome = executor(FakeJudge([reply]), cache).run(SUPPORT, "en")
+    assert outcome.output == Verdict(reason="The context says so.", verdict=1, probability=0.8125)
+    resumed = executor(FakeJudge(), CallCache(tmp_path / "calls.jsonl")).run(SUPPORT, "en")
+    assert resumed.output.probability == 0.8125 and resumed.usage.cached
+
+
+def test_without_binary_choices_the_probability_is_unknown():
+    assert executor(FakeJudge([SUPPORTED])).run(SUPPORT, "en").output.probability is None
+
+
+def test_the_probability_is_not_part_of_the_answer_schema():
+    assert "probability" not in STEPS["statement_support"].json_schema()["properties"]

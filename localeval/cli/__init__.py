@@ -51,8 +51,9 @@ def _show_library_warnings() -> None:
 
 
 def _register_commands() -> None:
-    from localeval.cli import doctor, evaluate, metrics, models, prompts
+    from localeval.cli import calibrate, doctor, evaluate, metrics, models, prompts
 
+    main.add_command(calibrate.calibrate)
     main.add_command(doctor.doctor)
     main.add_command(evaluate.evaluate)
     main.add_command(metrics.metrics)

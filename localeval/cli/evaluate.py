@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from localeval.calibration import Calibration
 from localeval.criteria import Definitions, parse_named, read_definitions
 from localeval.dataset import parse_field_map
 from localeval.evaluation import EvaluationOptions, choose_for_dataset, load_dataset, run_evaluation
@@ -39,6 +40,12 @@ from localeval.report import summary_table
               help="Replace a rubric_score rubric (reference_free or with_reference).")
 @click.option("--criteria-file", type=click.Path(path_type=Path, dir_okay=False),
               help="TOML file with [criteria] and [rubrics] tables of NAME = \"definition\".")
+@click.option("--calibration", type=click.Path(path_type=Path, dir_okay=False),
+              help="Calibration file for P(supported) (JSON: named weights and a bias, see calibration.py), used "
+                   "for every language (default: the packaged one per language, else the judge's own probability).")
+@click.option("--evidence-sentences", default=0, show_default=True,
+              help="Statement support: the judge reads only the N context sentences that cover the statement "
+                   "best (0: every context).")
 @click.option("--n-ctx", default=8192, show_default=True, help="Judge context window in tokens.")
 @click.option("--threads", type=int, help="CPU threads for the judge (default: all available).")
 @click.option("--gpu-layers", default=0, show_default=True, help="Layers to offload to the GPU (-1: all).")
@@ -49,8 +56,8 @@ from localeval.report import summary_table
 def evaluate(data: Path, metric_list: str | None, judge: str | None, out: Path, prompts_dir: Path | None,
              field_map: tuple[str, ...], lang: str, embedder: str | None, cross_encoder: Path | None,
              strictness: int, criterion_pairs: tuple[str, ...], rubric_pairs: tuple[str, ...],
-             criteria_file: Path | None, n_ctx: int, threads: int | None, gpu_layers: int, seed: int,
-             temperature: float, chat_template: Path | None) -> None:
+             criteria_file: Path | None, calibration: Path | None, evidence_sentences: int, n_ctx: int,
+             threads: int | None, gpu_layers: int, seed: int, temperature: float, chat_template: Path | None) -> None:
     """Score DATA (JSONL, JSON or CSV) and write per-sample results, a summary and a manifest."""
     config = JudgeConfig(n_ctx=n_ctx, n_threads=threads, n_gpu_layers=gpu_layers, seed=seed,
                          temperature=temperature, chat_template=chat_template)
@@ -60,7 +67,9 @@ def evaluate(data: Path, metric_list: str | None, judge: str | None, out: Path, 
     options = EvaluationOptions(data=data, out=out, metrics=requested, judge=judge, judge_config=config,
                                 prompts_dir=prompts_dir, field_map=parse_field_map(field_map), lang=lang,
                                 embedder=embedder, cross_encoder=cross_encoder, definitions=user,
-                                metric_options=MetricOptions(strictness=strictness))
+                                metric_options=MetricOptions(strictness=strictness,
+                                                             evidence_sentences=evidence_sentences),
+                                calibration=Calibration.load(calibration) if calibration else None)
     dataset = load_dataset(options)
     choice = choose_for_dataset(options, dataset)
     samples = f"{len(dataset.samples)} sample{'' if len(dataset.samples) == 1 else 's'}"

@@ -9,10 +9,10 @@ from localeval.samples import Sample
 @metric("context_recall", required=("user_input", "retrieved_contexts", "reference"),
         steps=("statements", "statement_support"), models=("judge",))
 def context_recall(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS) -> MetricProgram:
-    """Share of the reference's statements that the retrieved contexts support.
+    """Expected share of the reference's statements that the retrieved contexts support: the mean P(supported).
 
     The reference is split into statements by the same step as the response in faithfulness, so
     answer_correctness and factual_correctness share them.
     """
     return (yield from supported_share(sample.user_input, sample.reference, sample.retrieved_contexts,
-                                       "reference_statements"))
+                                       "reference_statements", options))

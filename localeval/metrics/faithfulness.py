@@ -1,4 +1,4 @@
-"""Faithfulness: the share of the response's statements that the retrieved contexts support."""
+"""Faithfulness: the expected share of the response's statements that the retrieved contexts support."""
 
 from localeval.metrics.base import MetricProgram, metric
 from localeval.metrics.claims import supported_share
@@ -9,5 +9,6 @@ from localeval.samples import Sample
 @metric("faithfulness", required=("user_input", "response", "retrieved_contexts"),
         steps=("statements", "statement_support"), models=("judge",))
 def faithfulness(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS) -> MetricProgram:
-    """Share of the response's statements supported by the retrieved contexts."""
-    return (yield from supported_share(sample.user_input, sample.response, sample.retrieved_contexts, "statements"))
+    """Expected share of the response's statements that the retrieved contexts support: the mean P(supported)."""
+    return (yield from supported_share(sample.user_input, sample.response, sample.retrieved_contexts, "statements",
+                                       options))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from localeval.calibration import JUDGE_ONLY, Calibration
 from localeval.errors import ConfigError
 
 
@@ -18,11 +19,16 @@ class MetricOptions:
     criteria: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # lang -> criterion name -> definition
     rubrics: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # lang -> rubric name -> rubric text
     lang: str = "en"  # the sample's language; the runner sets it per sample
+    calibrations: Mapping[str, Calibration] = field(default_factory=dict)  # lang -> P(supported) model
+    # Statement support: the judge reads the N context sentences that cover the statement best; 0: every context.
+    evidence_sentences: int = 0
 
     def __post_init__(self) -> None:
         if self.strictness < 1 or self.strictness % 2 == 0:
             raise ConfigError(f"strictness must be a positive odd number (votes need a majority), "
                               f"not {self.strictness}.")
+        if self.evidence_sentences < 0:
+            raise ConfigError(f"evidence sentences must be 0 (every context) or more, not {self.evidence_sentences}.")
 
     def criterion(self, name: str) -> str:
         """The criterion's definition in the sample's language."""
@@ -30,6 +36,10 @@ class MetricOptions:
 
     def rubric(self, name: str) -> str:
         return _lookup(self.rubrics, self.lang, name, "rubric")
+
+    def calibration(self) -> Calibration:
+        """The sample's language's calibration; without one, the judge's own probability."""
+        return self.calibrations.get(self.lang, JUDGE_ONLY)
 
 
 def _lookup(table: Mapping[str, Mapping[str, str]], lang: str, name: str, what: str) -> str:

@@ -144,3 +144,24 @@ def conciseness(summary_length: int, text_length: int) -> float:
     if text_length <= 0:
         return math.nan
     return 1.0 - min(summary_length, text_length) / text_length
+
+
+def auroc(scores: Sequence[float], positives: Sequence[bool]) -> float:
+    """Probability that a random positive scores above a random negative (ties count half); NaN without both."""
+    ranked = sorted(zip(scores, positives))
+    n_pos = sum(1 for _, p in ranked if p)
+    n_neg = len(ranked) - n_pos
+    if not n_pos or not n_neg:
+        return math.nan
+    wins, i = 0.0, 0
+    negatives_below = 0
+    while i < len(ranked):
+        j = i
+        while j < len(ranked) and ranked[j][0] == ranked[i][0]:
+            j += 1
+        tied_pos = sum(1 for _, p in ranked[i:j] if p)
+        tied_neg = (j - i) - tied_pos
+        wins += tied_pos * (negatives_below + tied_neg / 2)
+        negatives_below += tied_neg
+        i = j
+    return wins / (n_pos * n_neg)

@@ -3,6 +3,7 @@
 from typing import Literal
 
 from pydantic import BaseModel, Field
+from pydantic.json_schema import SkipJsonSchema
 
 from localeval.steps.base import Step
 
@@ -11,7 +12,9 @@ class Verdict(BaseModel):
     # The reason comes before the verdict: small judges decide more accurately after explaining.
     reason: str = Field(min_length=1, max_length=240)
     verdict: Literal[0, 1]
-
+    # The judge's own P(verdict = 1), read from its token probabilities where it wrote the verdict.
+    # Not part of the answer's schema: the step executor fills it in; None where it is unknown.
+    probability: SkipJsonSchema[float | None] = None
 
 
 STATEMENT_SUPPORT = Step(

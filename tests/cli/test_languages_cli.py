@@ -60,3 +60,12 @@ def test_forced_language_overrides_detection(tmp_path):
     assert record["lang"] == "en"
     manifest = json.loads((tmp_path / "o" / "manifest.json").read_text())
     assert "multilingual-e5-small" not in manifest["encoders"]["embedder_by_language"]["en"]
+
+
+@pytest.mark.slow
+def test_the_manifest_records_each_languages_calibration(mixed_run):
+    _, out = mixed_run
+    calibration = json.loads((out / "manifest.json").read_text())["calibration"]
+    assert calibration["ja"]["name"] == "ja-dev" and "jhars_dev.jsonl" in calibration["ja"]["fitted_on"]
+    assert calibration["en"]["name"] == calibration["zh"]["name"] == "judge probability (uncalibrated)"
+    assert calibration["en"]["weights"] == {}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from programs import finish, per_sentence, view
+from programs import brief, finish, per_sentence, view
 
 from localeval.metrics import METRICS
 from localeval.metrics.context_entity_recall import context_entity_recall
@@ -37,7 +37,8 @@ def verdicts(*flags: int) -> list[Verdict]:
      ("context_usefulness",), "Average precision of the contexts' usefulness for the response, over ranks "
      "(reference-free)."),
     (context_recall, "context_recall", ("user_input", "retrieved_contexts", "reference"),
-     ("statements", "statement_support"), "Share of the reference's statements that the retrieved contexts support."),
+     ("statements", "statement_support"),
+     "Expected share of the reference's statements that the retrieved contexts support: the mean P(supported)."),
     (context_relevancy, "context_relevancy", ("user_input", "retrieved_contexts"), ("sentence_relevance",),
      "Share of the contexts' sentences needed to answer the question (superseded by context_precision)."),
     (context_entity_recall, "context_entity_recall", ("reference", "retrieved_contexts"), ("entities",),
@@ -104,9 +105,8 @@ def test_recall_checks_each_reference_statement_against_the_nonblank_contexts():
     only = ("retrieved_contexts", ("Paris is the capital of France.",))
     assert calls == [Call("statement_support", (only, ("statement", "Paris is the capital of France."))),
                      Call("statement_support", (only, ("statement", "Paris has 2.1 million people.")))]
-    assert view(finish(program, verdicts(1, 0))) == (0.5, None, {"reference_statements": [
-        {"statement": "Paris is the capital of France.", "verdict": 1, "reason": "r1"},
-        {"statement": "Paris has 2.1 million people.", "verdict": 0, "reason": "r2"}]})
+    assert brief(finish(program, verdicts(1, 0)), "reference_statements") == (0.5, None, [
+        ("Paris is the capital of France.", 1, "r1"), ("Paris has 2.1 million people.", 0, "r2")])
 
 
 def test_recall_without_statements_is_nan():

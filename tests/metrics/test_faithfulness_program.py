@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-import pytest
-from programs import finish, per_sentence, view
+import math
 
+import pytest
+from programs import brief, finish, per_sentence, view
+
+from localeval.calibration import Calibration
 from localeval.metrics import METRICS
 from localeval.metrics.faithfulness import faithfulness
+from localeval.metrics.options import MetricOptions
 from localeval.samples import Sample
 from localeval.steps import Call
 from localeval.steps.verdicts import Verdict
@@ -29,7 +33,7 @@ def test_declaration():
     assert (faithfulness.name, faithfulness.required, faithfulness.steps, faithfulness.models,
             faithfulness.score_range, faithfulness.description) == (
         "faithfulness", ("user_input", "response", "retrieved_contexts"), ("statements", "statement_support"),
-        ("judge",), (0.0, 1.0), "Share of the response's statements supported by the retrieved contexts.")
+        ("judge",), (0.0, 1.0), "Expected share of the response's statements that the retrieved contexts support: the mean P(supported).")
 
 
 @pytest.mark.parametrize("contexts", [(), ("",), ("  ", "\n")])
@@ -63,10 +67,9 @@ def test_three_statements_with_verdicts_1_0_1():
     score = finish(program, [Verdict(reason="Stated in [1].", verdict=1),
                              Verdict(reason="Not mentioned.", verdict=0),
                              Verdict(reason="Same number in [1].", verdict=1)])
-    assert view(score) == (2 / 3, None, {"statements": [
-        {"statement": "Paris is the capital of France.", "verdict": 1, "reason": "Stated in [1]."},
-        {"statement": "Paris has 2.1 million people.", "verdict": 0, "reason": "Not mentioned."},
-        {"statement": "Paris is large.", "verdict": 1, "reason": "Same number in [1]."}]})
+    assert brief(score) == (2 / 3, None, [("Paris is the capital of France.", 1, "Stated in [1]."),
+                                           ("Paris has 2.1 million people.", 0, "Not mentioned."),
+                                           ("Paris is large.", 1, "Same number in [1].")])
 
 
 def test_duplicate_statements_across_sentence_groups_count_once():
@@ -80,10 +83,10 @@ def test_duplicate_statements_across_sentence_groups_count_once():
                      support("Paris has 2.1 million people.")]
     score = finish(program, [Verdict(reason="r1", verdict=1), Verdict(reason="r2", verdict=1),
                              Verdict(reason="r3", verdict=0)])
-    assert view(score) == (2 / 3, None, {"statements": [
-        {"statement": "Paris is the capital of France.", "verdict": 1, "reason": "r1"},
-        {"statement": "Paris is in France.", "verdict": 1, "reason": "r2"},
-        {"statement": "Paris has 2.1 million people.", "verdict": 0, "reason": "r3"}]})
+    assert brief(score) == (2 / 3, None, [("Paris is the capital of France.", 1, "r1"), ("Paris is in France.", 1, "r2"),
+                                           ("Paris has 2.1 million people.", 0, "r3")])
+    assert [row["sentence"] for row in score.evidence["statements"]] == [
+        "Paris is the capital of France.", "Paris is the capital of France.", "It has 2.1 million people."]
 
 
 def test_blank_contexts_are_left_out_of_the_verdict_calls():
@@ -94,8 +97,8 @@ def test_blank_contexts_are_left_out_of_the_verdict_calls():
     assert calls == [Call("statement_support", (
         ("retrieved_contexts", ("Paris is the capital of France.", "Paris is in Europe.")),
         ("statement", "Paris is in Europe.")))]
-    assert view(finish(program, [Verdict(reason="[2] says so.", verdict=1)])) == (1.0, None, {"statements": [
-        {"statement": "Paris is in Europe.", "verdict": 1, "reason": "[2] says so."}]})
+    score = finish(program, [Verdict(reason="[2] says so.", verdict=1)])
+    assert brief(score) == (1.0, None, [("Paris is in Europe.", 1, "[2] says so.")])
 
 
 def test_all_statements_unsupported_scores_zero():
@@ -103,6 +106,41 @@ def test_all_statements_unsupported_scores_zero():
     assert [call.input_dict()["sentence"] for call in next(program)] == ["パリはドイツにあります。", "人口は百人です。"]
     program.send(per_sentence(["パリはドイツにあります。"], ["パリの人口は百人です。"]))
     score = finish(program, [Verdict(reason="違う。", verdict=0), Verdict(reason="違う。", verdict=0)])
-    assert view(score) == (0.0, None, {"statements": [
-        {"statement": "パリはドイツにあります。", "verdict": 0, "reason": "違う。"},
-        {"statement": "パリの人口は百人です。", "verdict": 0, "reason": "違う。"}]})
+    assert brief(score) == (0.0, None, [("パリはドイツにあります。", 0, "違う。"), ("パリの人口は百人です。", 0, "違う。")])
+
+
+def test_the_score_is_the_mean_of_the_judge_probabilities_without_a_calibration():
+    program = faithfulness.compute(sample())
+    next(program)
+    program.send(per_sentence(["Paris is the capital of France."], ["Paris has 3 million people."], []))
+    score = finish(program, [Verdict(reason="r1", verdict=1, probability=0.9),
+                             Verdict(reason="r2", verdict=1, probability=0.6)])
+    assert score.value == pytest.approx(0.75)
+    first, second = score.evidence["statements"]
+    assert first == {"statement": "Paris is the capital of France.", "sentence": "Paris is the capital of France.",
+                     "p": 0.9, "verdict": 1, "judge_p": 0.9, "judge_verdict": 1, "reason": "r1",
+                     "evidence": ["Paris is the capital of France."], "coverage": 1.0, "evidence_coverage": 1.0,
+                     "sentence_coverage": 1.0, "uncovered_numbers": []}
+    assert second["uncovered_numbers"] == ["3"]  # the context says 2.1 million
+    assert second["evidence"] == ["Paris is the capital of France.", "It has 2.1 million inhabitants."]
+    assert second["coverage"] == pytest.approx(0.5)  # paris and million, of paris, 3, million, people
+
+
+def test_a_calibration_combines_the_judge_with_the_grounding_signals():
+    calibration = Calibration("test", {"judge_logit": 1.0, "uncovered_number": -3.0}, bias=0.5)
+    options = MetricOptions(lang="en", calibrations={"en": calibration})
+    program = faithfulness.compute(sample(), options)
+    next(program)
+    program.send(per_sentence(["Paris has 3 million people."], [], []))
+    score = finish(program, [Verdict(reason="r", verdict=1, probability=0.5)])
+    assert score.value == pytest.approx(1 / (1 + math.exp(-(0.5 + 0.0 - 3.0))))
+    assert score.evidence["statements"][0]["verdict"] == 0 and score.evidence["statements"][0]["judge_verdict"] == 1
+
+
+def test_with_evidence_sentences_the_judge_reads_only_those():
+    options = MetricOptions(evidence_sentences=1)
+    contexts = ("Paris is the capital of France. It has 2.1 million inhabitants.", "Lyon is a city.")
+    program = faithfulness.compute(sample(response="It has 2.1 million people.", contexts=contexts), options)
+    next(program)
+    calls = program.send(per_sentence(["Paris has 2.1 million people."]))
+    assert calls == [support("Paris has 2.1 million people.", ("It has 2.1 million inhabitants.",))]

@@ -8,6 +8,7 @@ import pytest
 
 from localeval.metrics.scoring import (
     apply_threshold,
+    auroc,
     average_precision,
     conciseness,
     entity_recall,
@@ -108,3 +109,10 @@ def test_entity_recall_needs_word_boundaries_for_latin_and_digits_but_not_for_cj
     assert entity_recall(["US", "99"], [], "The USB standard from 1999.") == 0.0
     assert entity_recall(["US", "1999"], [], "Made in the US in 1999.") == 1.0
     assert entity_recall(["東京"], [], "東京都に住んでいる。") == 1.0
+
+
+def test_auroc_counts_ordered_pairs_and_half_ties():
+    assert auroc([0.1, 0.4, 0.35, 0.8], [False, False, True, True]) == 0.75  # 3 of 4 pairs in order
+    assert auroc([1, 1, 0], [True, False, False]) == 0.75  # a tie counts half
+    assert auroc([0.2, 0.9], [False, True]) == 1.0 and auroc([0.9, 0.2], [False, True]) == 0.0
+    assert math.isnan(auroc([0.5, 0.6], [True, True]))  # no negatives
