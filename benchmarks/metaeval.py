@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/metaeval.py jhars [--limit N] [--judge NAME_OR_PATH] [--out DIR] [--floor-only]
     .venv/bin/python benchmarks/metaeval.py uhgeval [--limit N] [--out DIR] [--floor-only]
-    .venv/bin/python benchmarks/metaeval.py wikieval [--out DIR] [--floor-only]
+    .venv/bin/python benchmarks/metaeval.py wikieval [--out DIR] [--floor-only] [--aspects faithfulness,...]
 
 --out keeps each run's results folder (and its judge-call cache) under DIR, so a stopped measurement
 resumes where it stopped and a finished one recomputes its figures without calling the judge again.
@@ -130,10 +130,13 @@ def _print_jhars(rows: list[dict], scorings: dict[str, dict]) -> None:
                     for row, by_sentence in zip(rows, scored["sentences"]) for label in row["label"]["sentence_labels"]
                     if label["type"] in ("No_hallucination", "Unverifiable", "Contradictory")]
         found = [(score, ok) for score, ok in labelled if score is not None]
+        # A sentence the statements step made no statement from cannot lower the score: it counts as 1.0.
+        every = [(1.0 if score is None else score, ok) for score, ok in labelled]
         print(f"  {name:<28} response AUROC {auroc(scored['mean'], faithful):.3f} (mean), "
               f"{auroc(scored['low'], faithful):.3f} (lowest); sentence AUROC "
-              f"{auroc([s for s, _ in found], [ok for _, ok in found]):.3f} "
-              f"({len(found)} of {len(labelled)} sentences matched, {sum(not ok for _, ok in found)} hallucinated)")
+              f"{auroc([s for s, _ in every], [ok for _, ok in every]):.3f} on all {len(labelled)}, "
+              f"{auroc([s for s, _ in found], [ok for _, ok in found]):.3f} on the {len(found)} with statements "
+              f"({sum(not ok for _, ok in found)} of {sum(not ok for _, ok in labelled)} hallucinated)")
 
 
 def uhgeval(limit: int | None, judge: str | None, out: Path | None, floor_only: bool, evidence: int,
@@ -228,10 +231,11 @@ WIKIEVAL_FLOORS: dict[str, Callable[[dict], float]] = {
 }
 
 
-def wikieval(judge: str | None, out: Path | None, floor_only: bool) -> None:
+def wikieval(judge: str | None, out: Path | None, floor_only: bool, aspects: list[str]) -> None:
     """Each aspect's metric(s) on the preferred side (a) and the other (b); a should score higher."""
     rows = _read("wikieval_dev.jsonl")
-    for aspect, metrics in WIKIEVAL_METRICS.items():
+    for aspect in aspects:
+        metrics = WIKIEVAL_METRICS[aspect]
         aspect_rows = [r for r in rows if r["label"]["aspect"] == aspect]
         pairs = [dict(r, id=f"{r['id']}:{side}", **_side(r, side)) for r in aspect_rows for side in "ab"]
         floor = [{"score": WIKIEVAL_FLOORS[aspect](pair)} for pair in pairs]
@@ -276,13 +280,18 @@ def main() -> None:
     parser.add_argument("--floor-only", action="store_true", help="only the model-free floor: no judge, seconds")
     parser.add_argument("--evidence-sentences", type=int, default=0)
     parser.add_argument("--save-calibration", type=Path, help="write the combination fitted on all judged rows here")
+    parser.add_argument("--aspects", default=",".join(WIKIEVAL_METRICS),
+                        help=f"wikieval: which aspects (default: {','.join(WIKIEVAL_METRICS)})")
     args = parser.parse_args()
     if args.dataset == "jhars":
         jhars(args.limit, args.judge, args.out, args.floor_only, args.evidence_sentences, args.save_calibration)
     elif args.dataset == "uhgeval":
         uhgeval(args.limit, args.judge, args.out, args.floor_only, args.evidence_sentences, args.save_calibration)
     else:
-        wikieval(args.judge, args.out, args.floor_only)
+        aspects = [a.strip() for a in args.aspects.split(",") if a.strip()]
+        if unknown := set(aspects) - set(WIKIEVAL_METRICS):
+            parser.error(f"unknown aspects: {', '.join(sorted(unknown))}")
+        wikieval(args.judge, args.out, args.floor_only, aspects)
 
 
 if __name__ == "__main__":

@@ -22,6 +22,8 @@ from localeval.errors import ConfigError
 from localeval.prompts import DATA_FILE, PromptLibrary
 
 _SECTIONS = ("criteria", "rubrics")
+REFERENCE_FREE, WITH_REFERENCE = "reference_free", "with_reference"
+RUBRICS = (REFERENCE_FREE, WITH_REFERENCE)  # the only rubrics rubric_score picks between
 
 
 @dataclass(frozen=True)
@@ -50,20 +52,27 @@ def read_definitions(path: Path) -> Definitions:
         if not isinstance(table, dict):
             raise ConfigError(f"{path}: [{section}] must be a table of name = \"definition\".")
         where = f"{path} [{section}]"
-        sections[section] = {_checked_name(name, where): _checked_text(text, f"{where} {name}")
+        checked_name = _checked_rubric if section == "rubrics" else _checked_name
+        sections[section] = {checked_name(name, where): _checked_text(text, f"{where} {name}")
                              for name, text in table.items()}
     return Definitions(**sections)
 
 
 def parse_named(pairs: Iterable[str], what: str) -> dict[str, str]:
-    """NAME=DEFINITION pairs from the command line."""
+    """NAME=DEFINITION pairs from the command line (`what`: criterion or rubric)."""
+    checked_name = _checked_rubric if what == "rubric" else _checked_name
     named = {}
     for pair in pairs:
         name, sep, text = pair.partition("=")
         if not sep:
             raise ConfigError(f"--{what} expects NAME=DEFINITION, got '{pair}'.")
-        named[_checked_name(name.strip(), f"--{what}")] = _checked_text(text, f"--{what} {name.strip()}")
+        named[checked_name(name.strip(), f"--{what}")] = _checked_text(text, f"--{what} {name.strip()}")
     return named
+
+
+def criterion_names(items: Iterable[str]) -> list[str]:
+    """The names of `--criterion NAME` or `NAME=DEFINITION` items: a metric is named after the criterion alone."""
+    return [_checked_name(item.partition("=")[0].strip(), "--criterion") for item in items]
 
 
 def by_language(prompts: PromptLibrary, langs: Iterable[str], user: Definitions) -> dict[str, Definitions]:
@@ -74,6 +83,15 @@ def by_language(prompts: PromptLibrary, langs: Iterable[str], user: Definitions)
 def _checked_name(name: object, where: str) -> str:
     if not isinstance(name, str) or not name or not all(c.isalnum() or c in "_-" for c in name):
         raise ConfigError(f"{where}: name '{name}' must be letters, digits, '_' or '-'.")
+    return name
+
+
+def _checked_rubric(name: object, where: str) -> str:
+    """Any other rubric name would be accepted and then never used."""
+    name = _checked_name(name, where)
+    if name not in RUBRICS:
+        raise ConfigError(f"{where}: unknown rubric '{name}'; rubric_score uses only {' and '.join(RUBRICS)} "
+                          f"(a row's own rubric goes in its `rubric` column).")
     return name
 
 

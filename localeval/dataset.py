@@ -5,16 +5,18 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from localeval.errors import ConfigError, DatasetError
-from localeval.samples import ALIASES, FIELDS, TEXT_FIELDS, Sample
+from localeval.samples import ALIASES, EXTRA_TEXT_FIELDS, FIELDS, TEXT_FIELDS, Sample
 
 FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv"}
 MAP_TARGETS = FIELDS + ("id",)
+CHECKED_FIELDS = FIELDS + EXTRA_TEXT_FIELDS  # the per-row fields whose values are checked
+_DELIMITERS = ",;\t|"  # CSV separators tried in turn, the first whose header names a known column wins
 _ID_LISTS = ("retrieved_context_ids", "reference_context_ids")
 _ALIAS, _CANONICAL, _MAPPED = 0, 1, 2
 _KINDS = {
@@ -41,20 +43,37 @@ class RowError:
 
 @dataclass(frozen=True)
 class Dataset:
-    """A loaded file: the good rows as Samples, the bad ones as RowErrors."""
+    """A loaded file: the good rows as Samples, the bad ones as RowErrors.
+
+    `row_warnings` are bad values in fields that nothing checked for: their rows are kept, without those values.
+    """
 
     path: Path
     format: str
     samples: list[Sample]
     row_errors: list[RowError]
+    row_warnings: list[RowError] = field(default_factory=list)
+
+    def checked_for(self, fields: Collection[str]) -> Dataset:
+        """Rows with a bad value in one of `fields` become row errors; bad values in other fields stay warnings."""
+        bad_rows = {warning.row for warning in self.row_warnings if warning.field in fields}
+        if not bad_rows:
+            return self
+        errors = sorted(self.row_errors + [w for w in self.row_warnings if w.row in bad_rows], key=lambda e: e.row)
+        return Dataset(self.path, self.format, [s for s in self.samples if s.row not in bad_rows], errors,
+                       [w for w in self.row_warnings if w.row not in bad_rows])
 
 
 class _Problem(ValueError):
     """A per-row problem; caught per field so that one bad value never hides the others."""
 
 
-def read_dataset(path: str | Path, field_map: Mapping[str, str] | None = None) -> Dataset:
-    """Load every valid row; whole-file problems raise DatasetError, row problems are listed."""
+def read_dataset(path: str | Path, field_map: Mapping[str, str] | None = None,
+                 checked: Collection[str] = CHECKED_FIELDS) -> Dataset:
+    """Load every valid row; whole-file problems raise DatasetError, row problems are listed.
+
+    A bad value in a `checked` field costs its row (a row error); in any other field it is a row warning.
+    """
     path = Path(path)
     mapping = _check_map(dict(field_map or {}))
     fmt, text = _read_text(path)
@@ -64,10 +83,11 @@ def read_dataset(path: str | Path, field_map: Mapping[str, str] | None = None) -
         records = _json_records(path, text)
     else:
         records = _csv_records(path, text, mapping)
-    samples, errors, count = _load(records, mapping, "row" if fmt == "json" else "line", fmt == "csv")
-    if count == 0:
+    loaded = _load(records, mapping, "row" if fmt == "json" else "line", fmt == "csv")
+    if loaded.count == 0:
         raise DatasetError(f"{path} contains no rows" + (" (only a header)" if fmt == "csv" else ""))
-    return Dataset(path, fmt, samples, errors)
+    _check_sources(path, mapping, loaded.columns)
+    return Dataset(path, fmt, loaded.samples, loaded.errors, loaded.warnings).checked_for(checked)
 
 
 def parse_field_map(items: Iterable[str]) -> dict[str, str]:
@@ -94,6 +114,15 @@ def _check_map(mapping: dict[str, str]) -> dict[str, str]:
             raise ConfigError(f"--map: both '{sources[target]}' and '{source}' map to {target}; keep one")
         sources[target] = source
     return mapping
+
+
+def _check_sources(path: Path, mapping: Mapping[str, str], columns: Iterable[str]) -> None:
+    """A --map source that no row has would rename nothing, silently."""
+    columns = list(columns)
+    if missing := [source for source in mapping if source not in columns]:
+        shown = ", ".join(map(repr, columns[:30])) + (f" and {len(columns) - 30} more" if len(columns) > 30 else "")
+        raise ConfigError(f"--map '{missing[0]}={mapping[missing[0]]}': {path} has no column '{missing[0]}'; "
+                          f"its columns are {shown or 'none'}")
 
 
 def _read_text(path: Path) -> tuple[str, str]:
@@ -144,7 +173,7 @@ def _json_records(path: Path, text: str) -> Iterator[tuple[int, Any]]:
 
 def _csv_records(path: Path, text: str, mapping: dict[str, str]) -> Iterator[tuple[int, Any]]:
     """Pair each data row with the header, checking the header first because every row depends on it."""
-    rows = _csv_rows(path, text)
+    rows = _csv_rows(path, text, _delimiter(text, mapping))
     if not rows:
         raise DatasetError(f"{path} has no header row")
     header = [name.strip() for name in rows[0][1]]
@@ -164,10 +193,22 @@ def _csv_records(path: Path, text: str, mapping: dict[str, str]) -> Iterator[tup
             yield line, dict(zip(header, cells))
 
 
-def _csv_rows(path: Path, text: str) -> list[tuple[int, list[str]]]:
+def _delimiter(text: str, mapping: Mapping[str, str]) -> str:
+    """The separator whose first record names a known column (a semicolon CSV is common); else a comma."""
+    for delimiter in _DELIMITERS:
+        try:
+            header = next((cells for cells in csv.reader(io.StringIO(text), delimiter=delimiter) if any(cells)), [])
+        except csv.Error:
+            continue
+        if any(_target(name.strip(), mapping)[0] in FIELDS for name in header):
+            return delimiter
+    return ","
+
+
+def _csv_rows(path: Path, text: str, delimiter: str = ",") -> list[tuple[int, list[str]]]:
     """Non-blank records with the file line each starts on, so errors point at the right line."""
     old_limit = csv.field_size_limit(2**31 - 1)
-    reader = csv.reader(io.StringIO(text), strict=True)
+    reader = csv.reader(io.StringIO(text), delimiter=delimiter, strict=True)
     rows, start = [], 1
     try:
         for cells in reader:
@@ -182,26 +223,42 @@ def _csv_rows(path: Path, text: str) -> list[tuple[int, list[str]]]:
     return rows
 
 
-def _load(
-    records: Iterable[tuple[int, Any]], mapping: dict[str, str], unit: str, is_csv: bool
-) -> tuple[list[Sample], list[RowError], int]:
-    """Build Samples row by row; a bad row becomes RowErrors and is skipped, never stopping the rest."""
-    samples: list[Sample] = []
-    errors: list[RowError] = []
+@dataclass
+class _Loaded:
+    """Every record read: rows with a problem of their own are errors; rows with only bad values are warnings."""
+
+    samples: list[Sample] = field(default_factory=list)
+    errors: list[RowError] = field(default_factory=list)
+    warnings: list[RowError] = field(default_factory=list)
+    columns: dict[str, None] = field(default_factory=dict)  # every key of every row, in order of appearance
+    count: int = 0
+
+
+def _load(records: Iterable[tuple[int, Any]], mapping: dict[str, str], unit: str, is_csv: bool) -> _Loaded:
+    """Build Samples row by row; a bad row becomes RowErrors and is skipped, never stopping the rest.
+
+    A row whose only problems are bad field values is kept without those values, its problems as warnings:
+    whether they cost the row depends on the fields the run reads (Dataset.checked_for).
+    """
+    loaded = _Loaded()
     seen: dict[str, int] = {}
-    count = 0
-    for count, (row, record) in enumerate(records, start=1):
+    for row, record in records:
+        loaded.count += 1
+        if isinstance(record, dict):
+            loaded.columns.update(dict.fromkeys(record))
         given_id, values, extra, problems = _parse_row(record, mapping, is_csv)
         sample_id = given_id or str(row)
         first = seen.setdefault(sample_id, row) if isinstance(record, dict) else row
         if first != row:
             note = f" (this {unit} has no id, so its {unit} number is used)" if given_id is None else ""
             problems.append(("id", f"duplicate id '{sample_id}'{note}, first used at {unit} {first}"))
-        if problems:
-            errors.extend(RowError(row, given_id, name, text, unit) for name, text in problems)
+        found = [RowError(row, given_id, name, text, unit) for name, text in problems]
+        if any(name is None or name == "id" for name, _ in problems):
+            loaded.errors.extend(found)
         else:
-            samples.append(Sample(id=sample_id, row=row, extra=extra, **values))
-    return samples, errors, count
+            loaded.warnings.extend(found)
+            loaded.samples.append(Sample(id=sample_id, row=row, extra=extra, **values))
+    return loaded
 
 
 def _parse_row(record: Any, mapping: dict[str, str], is_csv: bool) -> tuple[str | None, dict, dict, list]:
@@ -217,6 +274,12 @@ def _parse_row(record: Any, mapping: dict[str, str], is_csv: bool) -> tuple[str 
             values[target] = _value(target, _pick(entries, extra, is_csv), is_csv)
         except _Problem as problem:
             problems.append((target, str(problem)))
+    for name in (name for name in EXTRA_TEXT_FIELDS if name in extra):
+        try:
+            _text(extra[name])
+        except _Problem as problem:
+            problems.append((name, str(problem)))
+            del extra[name]  # never used as it is, even when the row is kept
     if not any(target in FIELDS for target in groups):
         problems.insert(0, (None, _no_fields(record)))
     return values.pop("id", None), values, extra, problems
@@ -229,10 +292,15 @@ def _value(target: str, value: Any, is_csv: bool) -> Any:
     if target == "id":
         return _id(value)
     if target in TEXT_FIELDS:
-        if isinstance(value, str):
-            return value
-        raise _Problem(f"expected a string, got {_kind(value)}")
+        return _text(value)
     return _list(target, _cell_array(value) if is_csv else value)
+
+
+def _text(value: Any) -> str | None:
+    """A text field's value; null counts as missing, anything else is the row's problem."""
+    if value is None or isinstance(value, str):
+        return value
+    raise _Problem(f"expected a string, got {_kind(value)}")
 
 
 def _target(key: str, mapping: Mapping[str, str]) -> tuple[str | None, int]:

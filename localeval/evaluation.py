@@ -15,7 +15,8 @@ from localeval import criteria
 from localeval.calibration import Calibration, shipped_calibration
 from localeval.criteria import Definitions
 from localeval.dataset import Dataset, read_dataset
-from localeval.encoders import CrossEncoderScorer, Encoders, embedder_spec, load_embedder
+from localeval.encoders import CrossEncoderScorer, Encoders, embedder_spec, load_embedder, require_cross_encoder
+from localeval.errors import ConfigError, DatasetError
 from localeval.judge import GGUFJudge, JudgeConfig
 from localeval.judge_check import ensure_judge_runs
 from localeval.metrics import Metric
@@ -64,9 +65,19 @@ def choose_for_dataset(options: EvaluationOptions, dataset: Dataset) -> MetricCh
     return choose_metrics(options.metrics, present, options.definitions.criteria)
 
 
+def rows_for(dataset: Dataset, metrics: list[Metric]) -> Dataset:
+    """The rows the metrics can use: a bad value costs its row only in a field that one of them reads."""
+    return _require_rows(dataset.checked_for({name for metric in metrics for name in metric.reads}))
+
+
 def run_evaluation(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric],
                    progress: Progress | None = None) -> RunResult:
     """Score the dataset and save the results folder; an interrupted run saves what it has and resumes later."""
+    if not metrics:
+        raise ConfigError("No metric to compute: a run would score nothing.")
+    dataset = rows_for(dataset, metrics)
+    if options.cross_encoder is not None:
+        require_cross_encoder(options.cross_encoder)  # before any model loads
     with RunGuard(options.out) as guard:
         if guard.unfinished:
             log.warning(guard.unfinished.describe(options.out))
@@ -95,7 +106,7 @@ def _run(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric], pr
             log.warning("Resuming: %d judge calls are already done.", len(executor.cache))
     encoders = None
     if any("embedder" in metric.models for metric in metrics):
-        encoders = EncoderPool(options.embedder, options.cross_encoder, options.judge_config.seed)
+        encoders = EncoderPool(options.embedder, options.cross_encoder)
     samples = run_metrics(dataset.samples, metrics, executor, lambda sample: sample_language(sample, options.lang),
                           progress, encoders=encoders, options=metric_options)
     interrupted = any(score.reason == "interrupted" for result in samples for score in result.scores.values())
@@ -104,13 +115,24 @@ def _run(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric], pr
                                for lang, c in calibrations.items()}
     manifest["encoders"] = encoders.manifest() if encoders else {}
     manifest["languages"] = dict(Counter(langs))
-    result = RunResult([m.name for m in metrics], samples, dataset.row_errors, manifest, interrupted)
+    result = RunResult([m.name for m in metrics], samples, dataset.row_errors, manifest, interrupted,
+                       dataset.row_warnings)
     result.save(options.out)
     return result
 
 
 def load_dataset(options: EvaluationOptions) -> Dataset:
-    return read_dataset(options.data, options.field_map)
+    """Every row with no problem of its own; which bad values cost their row waits for the metrics (rows_for)."""
+    return _require_rows(read_dataset(options.data, options.field_map, checked=()))
+
+
+def _require_rows(dataset: Dataset) -> Dataset:
+    """A run over no rows would score nothing and still look like a success."""
+    if not dataset.samples:
+        bad = len({error.row for error in dataset.row_errors})
+        rows = "its only row has" if bad == 1 else f"all {bad} rows have"
+        raise DatasetError(f"{dataset.path} has no row to score: {rows} errors; the first: {dataset.row_errors[0]}")
+    return dataset
 
 
 def _load_judge(options: EvaluationOptions, prompts: PromptLibrary,
@@ -141,9 +163,9 @@ class EncoderPool:
     multilingual one, because an English-only embedder scores ja/zh paraphrases as unrelated.
     """
 
-    def __init__(self, embedder: str | None, cross_encoder: Path | None, seed: int):
+    def __init__(self, embedder: str | None, cross_encoder: Path | None):
         self.chosen_embedder = embedder
-        self.cross_encoder = CrossEncoderScorer(cross_encoder, seed=seed) if cross_encoder is not None else None
+        self.cross_encoder = CrossEncoderScorer(cross_encoder) if cross_encoder is not None else None
         self._by_spec: dict[str, Encoders] = {}
         self._used: dict[str, str] = {}
 
@@ -171,7 +193,7 @@ def _manifest(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric
     return {
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "dataset": {"path": str(dataset.path), "format": dataset.format, "samples": len(dataset.samples),
-                    "row_errors": len(dataset.row_errors)},
+                    "row_errors": len(dataset.row_errors), "row_warnings": len(dataset.row_warnings)},
         "metrics": [metric.name for metric in metrics],
         "metric_options": {"strictness": options.metric_options.strictness, "beta": options.metric_options.beta,
                            "correctness_weights": list(options.metric_options.correctness_weights),

@@ -56,18 +56,18 @@ def _cjk_units(run: str) -> set[str]:
     return found
 
 
-def coverage(statement: str, covering: frozenset[str] | Sequence[str]) -> float:
+def coverage(statement: str, covering: frozenset[str] | Passages | Sequence[str]) -> float:
     """Share of the statement's units that occur in `covering` (contexts, or their units); 1.0 for no units."""
     wanted = units(statement)
     if not wanted:
         return 1.0
-    have = covering if isinstance(covering, frozenset) else units("\n".join(covering))
+    have = covering if isinstance(covering, frozenset) else _passages(covering).units
     return len(wanted & have) / len(wanted)
 
 
-def uncovered_numbers(statement: str, contexts: Sequence[str]) -> list[str]:
+def uncovered_numbers(statement: str, contexts: Passages | Sequence[str]) -> list[str]:
     """Numbers in the statement that appear nowhere in the contexts: the commonest real error, seen for free."""
-    haystack = {_plain_number(n) for n in _NUMBER.findall(unicodedata.normalize("NFKC", "\n".join(contexts)))}
+    haystack = _passages(contexts).numbers
     numbers = [_plain_number(n) for n in _NUMBER.findall(unicodedata.normalize("NFKC", statement))]
     return [n for n in dict.fromkeys(numbers) if n not in haystack]
 
@@ -86,12 +86,26 @@ class Evidence:
     context_coverage: float  # of the statement by all the contexts
 
 
-def find_evidence(statement: str, contexts: Sequence[str], max_sentences: int = 3) -> Evidence:
+class Passages:
+    """Contexts split into sentences, with their units and numbers worked out once for all their statements."""
+
+    def __init__(self, contexts: Sequence[str]):
+        self.sentences = [s for context in contexts for s in split_sentences(context)]
+        self.sentence_units = [units(s) for s in self.sentences]
+        self.units = units("\n".join(contexts))
+        text = unicodedata.normalize("NFKC", "\n".join(contexts))
+        self.numbers = frozenset(_plain_number(n) for n in _NUMBER.findall(text))
+
+
+def _passages(contexts: Passages | Sequence[str]) -> Passages:
+    return contexts if isinstance(contexts, Passages) else Passages(contexts)
+
+
+def find_evidence(statement: str, contexts: Passages | Sequence[str], max_sentences: int = 3) -> Evidence:
     """Greedy cover: the sentence that covers most of the statement, then the one that adds most, and so on."""
-    sentences = [s for context in contexts for s in split_sentences(context)]
+    passages = _passages(contexts)
     wanted = units(statement)
-    sentence_units = [units(s) for s in sentences]
-    all_units = frozenset().union(*sentence_units) if sentence_units else frozenset()
+    sentence_units = passages.sentence_units
     chosen: list[int] = []
     covered: frozenset[str] = frozenset()
     while len(chosen) < max_sentences:
@@ -104,8 +118,8 @@ def find_evidence(statement: str, contexts: Sequence[str], max_sentences: int = 
         chosen.append(best)
         covered |= wanted & sentence_units[best]
     share = len(covered) / len(wanted) if wanted else 1.0
-    context_share = len(wanted & all_units) / len(wanted) if wanted else 1.0
-    return Evidence(tuple(sentences[i] for i in sorted(chosen)), share, context_share)
+    context_share = len(wanted & passages.units) / len(wanted) if wanted else 1.0
+    return Evidence(tuple(passages.sentences[i] for i in sorted(chosen)), share, context_share)
 
 
 def lowest_coverage(text: str, contexts: Sequence[str]) -> float:

@@ -36,6 +36,7 @@ class RunResult:
     row_errors: list[RowError]
     manifest: dict[str, Any]
     interrupted: bool = False
+    row_warnings: list[RowError] = field(default_factory=list)  # bad values in fields that no metric read
     summaries: dict[str, MetricSummary] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -56,6 +57,7 @@ class RunResult:
             "interrupted": self.interrupted,
             "samples": len(self.samples),
             "row_errors": [str(error) for error in self.row_errors],
+            "row_warnings": [str(warning) for warning in self.row_warnings],
             "metrics": {name: {"mean": _json_float(s.mean), "count": s.count, "nan_count": s.nan_count,
                                "nan_reasons": s.nan_reasons} for name, s in self.summaries.items()},
             "judge": {**vars(usage), "seconds": round(usage.seconds, 3),

@@ -8,6 +8,9 @@ from typing import Any
 TEXT_FIELDS = ("user_input", "response", "reference")
 LIST_FIELDS = ("retrieved_contexts", "reference_contexts", "retrieved_context_ids", "reference_context_ids")
 FIELDS = TEXT_FIELDS + LIST_FIELDS
+RUBRIC_FIELD = "rubric"  # rubric_score's rubric for the row
+# Optional text columns kept in `extra` (no alias, no --map target), checked like the text fields when present.
+EXTRA_TEXT_FIELDS = (RUBRIC_FIELD,)
 
 # Older Ragas-style names, accepted so existing datasets load unchanged.
 ALIASES = {

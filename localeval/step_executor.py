@@ -49,6 +49,9 @@ def parse_json_answer(text: str) -> Any | None:
         return None
 
 
+# Every reason code a step run ends with instead of an output: the judge side of a run's NaN scores.
+JUDGE_FAILURES = ("context_overflow", "judge_truncated", "judge_unparseable", "judge_invalid", "judge_timeout",
+                  "judge_error")
 # Failures that the same call would repeat (greedy decoding): cached so a rerun does not pay for them
 # again. Timeouts, errors and context overflows depend on the machine or the settings: retried.
 _REPEATABLE_FAILURES = {"judge_truncated", "judge_unparseable", "judge_invalid"}

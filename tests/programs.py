@@ -37,3 +37,8 @@ def brief(score: Score, key: str = "statements") -> tuple:
     """A statement-support score as (value, reason, [(statement, verdict, reason)]): the rest is tested apart."""
     rows = [(row["statement"], row["verdict"], row["reason"]) for row in score.evidence.get(key, [])]
     return ("NaN" if math.isnan(score.value) else score.value, score.reason, rows)
+
+
+def joined(outputs: list[Statements]) -> list[str]:
+    """The statements of a text's sentences, in order, without repeats."""
+    return list(dict.fromkeys(s.strip() for output in outputs for s in output.statements if s.strip()))

@@ -7,7 +7,14 @@ from pathlib import Path
 import pytest
 
 from localeval._resources import bundled_prompts_dir
-from localeval.criteria import Definitions, by_language, parse_named, read_definitions
+from localeval.criteria import (
+    RUBRICS,
+    Definitions,
+    by_language,
+    criterion_names,
+    parse_named,
+    read_definitions,
+)
 from localeval.errors import ConfigError, PromptFileError
 from localeval.metrics.aspect_critique import BUILT_IN_CRITERIA
 from localeval.prompts import LANGUAGES, PromptLibrary
@@ -66,6 +73,27 @@ def test_parse_named_rejects(pair, message):
     with pytest.raises(ConfigError) as info:
         parse_named([pair], "criterion")
     assert message in str(info.value)
+
+
+def test_an_unknown_rubric_name_is_refused_naming_the_known_ones(tmp_path):
+    """rubric_score only ever picks reference_free or with_reference: any other name would never be used."""
+    assert RUBRICS == ("reference_free", "with_reference")
+    assert parse_named(["with_reference=1: no 5: yes"], "rubric") == {"with_reference": "1: no 5: yes"}
+    with pytest.raises(ConfigError) as info:
+        parse_named(["foo=bar"], "rubric")
+    assert str(info.value) == ("--rubric: unknown rubric 'foo'; rubric_score uses only reference_free and "
+                               "with_reference (a row's own rubric goes in its `rubric` column).")
+    path = write(tmp_path / "c.toml", '[rubrics]\nstrict = "1: bad 5: good"\n')
+    with pytest.raises(ConfigError, match=r"\[rubrics\]: unknown rubric 'strict'; rubric_score uses only "):
+        read_definitions(path)
+    assert parse_named(["foo=bar"], "criterion") == {"foo": "bar"}  # any criterion name makes a metric
+
+
+def test_criterion_names_take_a_name_or_a_definition():
+    assert criterion_names(["politeness=Is it polite?", " brevity ", "formula=a=b"]) == [
+        "politeness", "brevity", "formula"]
+    with pytest.raises(ConfigError, match="--criterion: name 'po lite' must be"):
+        criterion_names(["po lite=x"])
 
 
 def test_merged_lets_the_other_side_win():

@@ -114,6 +114,20 @@ def test_csv_happy_path_with_list_cells(tmp_path):
     assert dataset.samples[1].extra == {"note": ""}
 
 
+@pytest.mark.parametrize("delimiter", [";", "\t", "|"])
+def test_csv_with_another_delimiter_is_read_by_its_header(tmp_path, delimiter):
+    text = f'id{delimiter}user_input{delimiter}response\nq1{delimiter}"Is it 3,5?"{delimiter}Yes, 3,5\n'
+    dataset = read_dataset(write(tmp_path, "data.csv", text))
+    assert dataset.row_errors == []
+    assert dataset.samples == [Sample(id="q1", row=2, user_input="Is it 3,5?", response="Yes, 3,5")]
+
+
+def test_csv_delimiter_is_found_through_a_field_map(tmp_path):
+    path = write(tmp_path, "data.csv", "Frage;Antwort\nWas?;Das.\n")
+    dataset = read_dataset(path, {"Frage": "user_input", "Antwort": "response"})
+    assert dataset.samples == [Sample(id="2", row=2, user_input="Was?", response="Das.")]
+
+
 def test_csv_line_numbers_follow_the_file(tmp_path):
     text = 'user_input,response\n"multi\nline",a\n\nsecond,b\n,,\nthird,c\n'
     dataset = read_dataset(write(tmp_path, "data.csv", text))
@@ -194,6 +208,17 @@ def test_field_map_in_csv_header(tmp_path):
     path = write(tmp_path, "data.csv", "Question,Answer\nQ,A\n")
     dataset = read_dataset(path, parse_field_map(["Question=user_input", "Answer=response"]))
     assert dataset.samples == [Sample(id="2", row=2, user_input="Q", response="A")]
+
+
+def test_field_map_source_that_no_row_has_names_the_columns_that_exist(tmp_path):
+    path = jsonl(tmp_path, {"q": "Q", "answer": "A"}, {"q": "Q2", "notes": "n"})
+    with pytest.raises(ConfigError) as info:
+        read_dataset(path, {"q": "user_input", "nothere": "response"})
+    assert str(info.value) == f"--map 'nothere=response': {path} has no column 'nothere'; its columns are 'q', " \
+                              "'answer', 'notes'"
+    csv_path = write(tmp_path, "data.csv", "Question,Answer\nQ,A\n")
+    with pytest.raises(ConfigError, match="has no column 'answer'; its columns are 'Question', 'Answer'$"):
+        read_dataset(csv_path, {"Question": "user_input", "answer": "response"})
 
 
 def test_read_dataset_rejects_a_bad_field_map(tmp_path):
@@ -295,6 +320,44 @@ def test_context_ids_accept_ints_but_not_other_types(tmp_path):
         "line 2: retrieved_context_ids: item at index 1 is a number; expected a string or integer",
         "line 3: reference_context_ids: item at index 0 is a boolean; expected a string or integer",
     ]
+
+
+def test_rubric_must_be_text(tmp_path):
+    path = jsonl(tmp_path, {"id": "a", "user_input": "Q", "rubric": "1: bad 5: good"},
+                 {"id": "b", "user_input": "Q", "rubric": 5}, {"id": "c", "user_input": "Q", "rubric": None})
+    dataset = read_dataset(path)
+    assert [s.id for s in dataset.samples] == ["a", "c"]
+    assert dataset.samples[0].extra == {"rubric": "1: bad 5: good"}
+    assert dataset.row_errors == [RowError(2, "b", "rubric", "expected a string, got a number")]
+
+
+def test_bad_values_in_unchecked_fields_are_warnings_and_the_row_stays(tmp_path):
+    path = jsonl(tmp_path,
+                 {"id": "a", "response": "R", "reference": "G", "retrieved_contexts": "not a list", "rubric": 5},
+                 {"id": "b", "response": 7, "reference": "G"},
+                 {"id": "c", "response": "R", "reference": "G"})
+    dataset = read_dataset(path, checked=("response", "reference"))
+    assert dataset.samples == [Sample(id="a", row=1, response="R", reference="G"),
+                               Sample(id="c", row=3, response="R", reference="G")]
+    assert dataset.samples[0].extra == {}  # the bad rubric is not kept for anything to use
+    assert dataset.row_errors == [RowError(2, "b", "response", "expected a string, got a number")]
+    assert dataset.row_warnings == [
+        RowError(1, "a", "retrieved_contexts", "expected a list of strings, got a string"),
+        RowError(1, "a", "rubric", "expected a string, got a number"),
+    ]
+    # Checking another field later costs row a, in file order, with all its problems.
+    rechecked = dataset.checked_for({"rubric"})
+    assert [s.id for s in rechecked.samples] == ["c"]
+    assert [(e.row, e.field) for e in rechecked.row_errors] == [(1, "retrieved_contexts"), (1, "rubric"),
+                                                                (2, "response")]
+    assert rechecked.row_warnings == []
+
+
+def test_a_row_with_a_problem_of_its_own_is_an_error_even_when_its_bad_field_is_unchecked(tmp_path):
+    path = jsonl(tmp_path, {"id": "a", "response": "R"}, {"id": "a", "response": "R", "reference_contexts": 3})
+    dataset = read_dataset(path, checked=())
+    assert [s.id for s in dataset.samples] == ["a"] and dataset.row_warnings == []
+    assert [(e.row, e.field) for e in dataset.row_errors] == [(2, "reference_contexts"), (2, "id")]
 
 
 def test_csv_list_cell_that_is_not_a_json_array(tmp_path):

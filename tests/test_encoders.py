@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,6 +18,7 @@ from localeval.encoders import (
     GGUFEmbedder,
     SentenceTransformerEmbedder,
     load_embedder,
+    require_cross_encoder,
 )
 from localeval.errors import ConfigError, ModelFileError
 from localeval.models import resolve_embedder_dir, resolve_judge
@@ -168,6 +170,61 @@ def test_a_file_that_is_not_gguf_is_refused(tmp_path: Path, name: str) -> None:
     path.write_bytes(b"not a model at all")
     with pytest.raises(ModelFileError, match=r"is not a GGUF model file: it starts with b'not '"):
         load_embedder(str(path), "en")
+
+
+def _model_folder(folder: Path, **files: object) -> Path:
+    """A model folder holding only the named JSON settings files (`config` is config.json)."""
+    folder.mkdir()
+    for name, data in files.items():
+        (folder / f"{name}.json").write_text(json.dumps(data), encoding="utf-8")
+    return folder
+
+
+SINGLE_SCORE = {"architectures": ["BertForSequenceClassification"], "id2label": {"0": "LABEL_0"}}
+
+
+@pytest.mark.parametrize("files", [
+    {"config": SINGLE_SCORE},  # a transformers sequence-classification folder
+    {"config": SINGLE_SCORE, "modules": [{"path": "", "type": "sentence_transformers.base.modules.Transformer"}],
+     "config_sentence_transformers": {"model_type": "CrossEncoder"}},  # saved by sentence-transformers
+])
+def test_a_cross_encoder_with_a_single_score_head_is_accepted(tmp_path: Path, files: dict) -> None:
+    require_cross_encoder(_model_folder(tmp_path / "ce", **files))
+
+
+def test_the_packaged_bi_encoder_is_refused_as_a_cross_encoder() -> None:
+    """Loading it as a CrossEncoder gives it a random head; its scores would mean nothing."""
+    folder = resolve_embedder_dir("all-minilm-l6-v2")
+    with pytest.raises(ModelFileError, match=r"is a sentence-transformers SentenceTransformer model \(an embedder\), "
+                                             r"not a cross-encoder; give it to --embedder"):
+        require_cross_encoder(folder)
+
+
+@pytest.mark.parametrize(("files", "message"), [
+    ({"config": {"architectures": ["BertModel"]}},
+     r"has no trained classification head \(config\.json architectures: BertModel\)"),
+    ({}, r"has no trained classification head \(config\.json architectures: none\)"),
+    ({"config": SINGLE_SCORE, "config_sentence_transformers": {"model_type": "SparseEncoder"}},
+     r"is a sentence-transformers SparseEncoder model"),
+    ({"config": {"architectures": ["DebertaV2ForSequenceClassification"],
+                 "id2label": {"0": "contradiction", "1": "entailment", "2": "neutral"}}},
+     r"gives 3 scores per pair \(contradiction, entailment, neutral\); answer_similarity needs a cross-encoder "
+     r"with a single score"),
+    ({"config": {"architectures": ["BertForSequenceClassification"]}}, r"gives 2 scores per pair;"),
+])
+def test_a_folder_without_a_single_score_head_is_refused(tmp_path: Path, files: dict, message: str) -> None:
+    with pytest.raises(ModelFileError, match=message):
+        require_cross_encoder(_model_folder(tmp_path / "model", **files))
+
+
+def test_cross_encoder_must_be_a_readable_folder(tmp_path: Path) -> None:
+    with pytest.raises(ModelFileError, match="Cross-encoder not found"):
+        require_cross_encoder(tmp_path / "none")
+    folder = tmp_path / "broken"
+    folder.mkdir()
+    (folder / "config.json").write_text("{not json", encoding="utf-8")
+    with pytest.raises(ModelFileError, match=r"^Cannot read .*config\.json: "):
+        require_cross_encoder(folder)
 
 
 class _Counting:

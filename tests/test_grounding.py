@@ -2,7 +2,7 @@
 
 import pytest
 
-from localeval.grounding import coverage, find_evidence, lowest_coverage, uncovered_numbers, units
+from localeval.grounding import Passages, coverage, find_evidence, lowest_coverage, uncovered_numbers, units
 
 
 def test_japanese_and_chinese_become_character_bigrams():
@@ -77,3 +77,12 @@ def test_grounding_coverage_metric_scores_the_least_covered_sentence():
     blank = Sample("g", 1, response="x", retrieved_contexts=(" ",))
     assert grounding_coverage.compute(blank).reason == "empty_contexts"
     assert grounding_coverage.models == ()
+
+
+def test_passages_worked_out_once_give_the_same_answers_as_the_contexts():
+    contexts = ["The Eiffel Tower is in Paris. It was built from 1887 to 1889.", "It is 330 metres tall."]
+    passages = Passages(contexts)
+    statement = "The tower in Paris is 300 metres tall."
+    assert find_evidence(statement, passages) == find_evidence(statement, contexts)
+    assert coverage(statement, passages) == coverage(statement, contexts) == pytest.approx(4 / 5)
+    assert uncovered_numbers(statement, passages) == uncovered_numbers(statement, contexts) == ["300"]

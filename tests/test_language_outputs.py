@@ -6,13 +6,13 @@ from __future__ import annotations
 import re
 
 import pytest
+from programs import joined
 
 from localeval.judge import JudgeConfig
 from localeval.metrics.claims import statement_calls
 from localeval.prompts import PromptLibrary
 from localeval.step_executor import StepExecutor
 from localeval.steps import Call
-from localeval.steps.statements import joined
 from localeval.text import detect_language, split_sentences
 
 KANA = re.compile(r"[\u3040-\u30ff]")

@@ -18,6 +18,7 @@ EVIDENCE = {"statements": [
     {"statement": "Paris is old.", "verdict": 1, "reason": "Stated."}]}
 ROW_ERRORS = [RowError(3, "q3", "response", "expected a string, got a number"),
               RowError(4, None, None, "not valid JSON: Expecting value (column 1)")]
+ROW_WARNINGS = [RowError(2, "q2", "reference_context_ids", "item at index 0 is a boolean; expected a string or integer")]
 MANIFEST = {"created": "2025-01-02T03:04:05+00:00", "metrics": ["faithfulness", "answer_length"], "lang": "en",
             "judge": {"path": "/models/judge.gguf", "sha256": "ab12"}}
 
@@ -39,7 +40,8 @@ def scores() -> list[SampleScores]:
 
 
 def result(interrupted: bool = False) -> RunResult:
-    return RunResult(["faithfulness", "answer_length", "unused"], scores(), ROW_ERRORS, MANIFEST, interrupted)
+    return RunResult(["faithfulness", "answer_length", "unused"], scores(), ROW_ERRORS, MANIFEST, interrupted,
+                     ROW_WARNINGS)
 
 
 def as_tuple(summary: MetricSummary) -> tuple:
@@ -81,6 +83,8 @@ def test_summary_dict():
         "samples": 3,
         "row_errors": ["line 3 (id q3): response: expected a string, got a number",
                        "line 4: not valid JSON: Expecting value (column 1)"],
+        "row_warnings": ["line 2 (id q2): reference_context_ids: item at index 0 is a boolean; expected a string "
+                         "or integer"],
         "metrics": {
             "faithfulness": {"mean": 0.666667, "count": 1, "nan_count": 2,
                              "nan_reasons": {"judge_timeout": 1, "missing_field:retrieved_contexts": 1}},
@@ -94,7 +98,8 @@ def test_summary_dict():
 
 def test_summary_dict_of_an_empty_run():
     assert RunResult([], [], [], {}).summary_dict() == {
-        "format_version": FORMAT_VERSION, "interrupted": False, "samples": 0, "row_errors": [], "metrics": {},
+        "format_version": FORMAT_VERSION, "interrupted": False, "samples": 0, "row_errors": [], "row_warnings": [],
+        "metrics": {},
         "judge": {"calls": 0, "cached_calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "seconds": 0.0,
                   "tokens_per_sample": 0.0, "seconds_per_sample": 0.0}}
 

@@ -10,6 +10,7 @@ import math
 
 import pytest
 from fakes import FakeJudge, JudgeCall, Reply, answer, as_json
+from programs import joined
 
 from localeval.judge import JudgeConfig
 from localeval.metrics import METRICS, Metric, MetricProgram, Score
@@ -20,7 +21,7 @@ from localeval.runner import Usage, run_metrics
 from localeval.samples import Sample
 from localeval.step_executor import StepExecutor
 from localeval.steps import Call
-from localeval.steps.statements import Statements, joined
+from localeval.steps.statements import Statements
 
 PARIS = Sample("a", 1, user_input="Tell me about Paris.", response="Paris is in France. It is big.",
                retrieved_contexts=("Paris is the capital of France.",))

@@ -11,6 +11,7 @@ import click
 from localeval.calibrate import calibrate as fit
 from localeval.calibrate import read_labelled
 from localeval.calibration import JUDGE_ONLY
+from localeval.cli.judge_options import gpu_layers_option, n_ctx_option, threads_option
 from localeval.dataset import read_dataset
 from localeval.errors import ConfigError
 from localeval.evaluation import EvaluationOptions, run_evaluation
@@ -29,9 +30,9 @@ from localeval.metrics.options import MetricOptions
 @click.option("--folds", default=5, show_default=True, help="Cross-validation folds (by row) for the agreement.")
 @click.option("--evidence-sentences", default=0, show_default=True,
               help="As in `localeval evaluate`: evaluate with the same value the calibration was fitted with.")
-@click.option("--n-ctx", default=8192, show_default=True, help="Judge context window in tokens.")
-@click.option("--threads", type=int, help="CPU threads for the judge (default: all available).")
-@click.option("--gpu-layers", default=0, show_default=True, help="Layers to offload to the GPU (-1: all).")
+@n_ctx_option
+@threads_option
+@gpu_layers_option
 def calibrate(labelled: Path, out_file: Path, judge: str | None, results: Path | None, folds: int,
               evidence_sentences: int, n_ctx: int, threads: int | None, gpu_layers: int) -> None:
     """Fit P(supported) on LABELLED rows (JSONL) and print its cross-validated agreement.

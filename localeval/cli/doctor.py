@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from localeval.cli.judge_options import gpu_layers_option, threads_option
 from localeval.doctor import FAIL, INFO, OK, WARN, diagnose
 from localeval.judge import JudgeConfig
 
@@ -14,8 +15,8 @@ from localeval.judge import JudgeConfig
 @click.command()
 @click.option("--judge", help="Judge to check: a GGUF path or registry name (default: the default judge if it is "
                               "installed, else the first installed one).")
-@click.option("--threads", type=int, help="CPU threads for the judge (default: all available).")
-@click.option("--gpu-layers", default=0, show_default=True, help="Layers to offload to the GPU (-1: all).")
+@threads_option
+@gpu_layers_option
 @click.option("--chat-template", type=click.Path(path_type=Path, dir_okay=False),
               help="Jinja chat template, for GGUF files without one.")
 @click.option("--no-embedders", is_flag=True, help="Skip loading the embedders.")

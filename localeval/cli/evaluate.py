@@ -8,12 +8,18 @@ from pathlib import Path
 import click
 
 from localeval.calibration import Calibration
+from localeval.cli.judge_options import gpu_layers_option, n_ctx_option, threads_option
 from localeval.criteria import Definitions, parse_named, read_definitions
-from localeval.dataset import parse_field_map
-from localeval.evaluation import EvaluationOptions, choose_for_dataset, load_dataset, run_evaluation
+from localeval.dataset import RowError, parse_field_map
+from localeval.evaluation import EvaluationOptions, choose_for_dataset, load_dataset, rows_for, run_evaluation
 from localeval.judge import JudgeConfig
 from localeval.metrics.options import MetricOptions
+from localeval.outcome import judge_failures
 from localeval.report import summary_table
+
+EXIT_JUDGE_FAILED = 3  # results written, but the judge failed on more than JUDGE_FAILURE_LIMIT of its scores
+EXIT_INTERRUPTED = 130
+_SHOWN_WARNINGS = 10
 
 
 @click.command()
@@ -46,11 +52,12 @@ from localeval.report import summary_table
 @click.option("--evidence-sentences", default=0, show_default=True,
               help="Statement support: the judge reads only the N context sentences that cover the statement "
                    "best (0: every context).")
-@click.option("--n-ctx", default=8192, show_default=True, help="Judge context window in tokens.")
-@click.option("--threads", type=int, help="CPU threads for the judge (default: all available).")
-@click.option("--gpu-layers", default=0, show_default=True, help="Layers to offload to the GPU (-1: all).")
+@n_ctx_option
+@threads_option
+@gpu_layers_option
 @click.option("--seed", default=0, show_default=True, help="Judge sampling seed.")
-@click.option("--temperature", default=0.0, show_default=True, help="Judge temperature (0: greedy).")
+@click.option("--temperature", type=click.FloatRange(min=0.0), default=0.0, show_default=True,
+              help="Judge temperature (0: greedy).")
 @click.option("--chat-template", type=click.Path(path_type=Path, dir_okay=False),
               help="Jinja chat template, for GGUF files without one.")
 def evaluate(data: Path, metric_list: str | None, judge: str | None, out: Path, prompts_dir: Path | None,
@@ -61,7 +68,7 @@ def evaluate(data: Path, metric_list: str | None, judge: str | None, out: Path, 
     """Score DATA (JSONL, JSON or CSV) and write per-sample results, a summary and a manifest."""
     config = JudgeConfig(n_ctx=n_ctx, n_threads=threads, n_gpu_layers=gpu_layers, seed=seed,
                          temperature=temperature, chat_template=chat_template)
-    requested = tuple(name.strip() for name in metric_list.split(",") if name.strip()) if metric_list else None
+    requested = None if metric_list is None else tuple(filter(None, (name.strip() for name in metric_list.split(","))))
     user = read_definitions(criteria_file) if criteria_file else Definitions()
     user = user.merged(Definitions(parse_named(criterion_pairs, "criterion"), parse_named(rubric_pairs, "rubric")))
     options = EvaluationOptions(data=data, out=out, metrics=requested, judge=judge, judge_config=config,
@@ -72,15 +79,20 @@ def evaluate(data: Path, metric_list: str | None, judge: str | None, out: Path, 
                                 calibration=Calibration.load(calibration) if calibration else None)
     dataset = load_dataset(options)
     choice = choose_for_dataset(options, dataset)
+    dataset = rows_for(dataset, choice.chosen)
     samples = f"{len(dataset.samples)} sample{'' if len(dataset.samples) == 1 else 's'}"
     click.echo(f"{samples} from {data}; metrics: {', '.join(m.name for m in choice.chosen)}", err=True)
     _explain_skipped(choice.skipped)
+    _show_row_warnings(dataset.row_warnings)
     result = run_evaluation(options, dataset, choice.chosen, progress=_ProgressLine())
     click.echo(summary_table(result))
     click.echo(f"\nResults written to {out}/")
     if result.interrupted:
         click.echo("Interrupted. Rerun the same command to resume from the finished judge calls.", err=True)
-        sys.exit(130)
+        sys.exit(EXIT_INTERRUPTED)
+    if (failures := judge_failures(result, choice.chosen)).too_many:
+        click.echo(f"Error: {failures.describe()}.", err=True)
+        sys.exit(EXIT_JUDGE_FAILED)
 
 
 def _explain_skipped(skipped: dict[str, str]) -> None:
@@ -91,6 +103,18 @@ def _explain_skipped(skipped: dict[str, str]) -> None:
             click.echo(f"  skipped {name}: {why}", err=True)
     if optional:
         click.echo(f"  also available with --metrics: {', '.join(optional)}", err=True)
+
+
+def _show_row_warnings(warnings: list[RowError]) -> None:
+    """Bad values that cost no row, since no chosen metric reads their field: the first few, then a count."""
+    if not warnings:
+        return
+    click.echo(f"Warning: {len(warnings)} bad value{'' if len(warnings) == 1 else 's'} in fields that the chosen "
+               f"metrics do not read; those rows run without them:", err=True)
+    for warning in warnings[:_SHOWN_WARNINGS]:
+        click.echo(f"  {warning}", err=True)
+    if len(warnings) > _SHOWN_WARNINGS:
+        click.echo(f"  ... and {len(warnings) - _SHOWN_WARNINGS} more (all in summary.json: row_warnings)", err=True)
 
 
 class _ProgressLine:

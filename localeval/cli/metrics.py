@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import click
 
+from localeval.criteria import criterion_names
 from localeval.metrics.selection import REQUIRED_SUITE, expand, known_metrics
 
 
 @click.command("metrics")
-@click.option("--criterion", "criteria", multiple=True, metavar="NAME", help="Also list aspect_critique:NAME.")
-def metrics(criteria: tuple[str, ...]) -> None:
+@click.option("--criterion", "criterion_items", multiple=True, metavar="NAME[=DEFINITION]",
+              help="Also list aspect_critique:NAME.")
+def metrics(criterion_items: tuple[str, ...]) -> None:
     """List every metric: required fields, models, judge steps and score range; * marks the default suite."""
+    criteria = criterion_names(criterion_items)
     default = set(expand(REQUIRED_SUITE, criteria))
     for metric in known_metrics(criteria).values():
         low, high = metric.score_range

@@ -27,7 +27,8 @@ def critique_metric(criterion: str) -> Metric:
 
     description = (f"1 when most of `strictness` votes (independent seeds, temperature > 0) say the response "
                    f"meets the criterion '{criterion}', else 0.")
-    return Metric(f"{PREFIX}{criterion}", ("response",), ("critique",), ("judge",), (0.0, 1.0), description, compute)
+    return Metric(f"{PREFIX}{criterion}", ("response",), ("critique",), ("judge",), (0.0, 1.0), description, compute,
+                  optional=("user_input", "retrieved_contexts"))
 
 
 for _name in BUILT_IN_CRITERIA:

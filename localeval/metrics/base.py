@@ -50,18 +50,25 @@ class Metric:
     score_range: tuple[float, float]
     description: str
     compute: Compute
+    optional: tuple[str, ...] = ()  # fields it reads when they are there: a bad value in them costs the row too
+
+    @property
+    def reads(self) -> tuple[str, ...]:
+        """Every field whose value can change the score: the only ones a dataset row is checked for."""
+        return self.required + self.optional
 
 
 METRICS: dict[str, Metric] = {}
 
 
 def metric(name: str, *, required: tuple[str, ...], steps: tuple[str, ...] = (), models: tuple[str, ...] = (),
-           score_range: tuple[float, float] = (0.0, 1.0)) -> Callable[[Compute], Metric]:
+           score_range: tuple[float, float] = (0.0, 1.0),
+           optional: tuple[str, ...] = ()) -> Callable[[Compute], Metric]:
     """Declare a metric; its docstring's first line is its description."""
 
     def register(compute: Compute) -> Metric:
         description = (compute.__doc__ or "").strip().splitlines()[0]
-        declared = Metric(name, required, steps, models, score_range, description, compute)
+        declared = Metric(name, required, steps, models, score_range, description, compute, optional)
         METRICS[name] = declared
         return declared
 

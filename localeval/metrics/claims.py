@@ -8,16 +8,23 @@ the verdicts on them only if they build their calls here.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from localeval.calibration import Calibration, Signals
-from localeval.grounding import Evidence, coverage, find_evidence, uncovered_numbers
+from localeval.grounding import Evidence, Passages, coverage, find_evidence, uncovered_numbers, units
 from localeval.metrics.base import MetricProgram, Score
 from localeval.metrics.options import MetricOptions
 from localeval.samples import Sample
 from localeval.steps import Call
-from localeval.steps.statements import joined
+from localeval.steps.statements import Statements
 from localeval.steps.verdicts import Verdict
 from localeval.text import split_sentences
+
+
+# On JHARS, statements copied from another sentence had at most 0.33 of their units in the sentence they
+# were asked about; a statement whose pronoun was resolved from the previous sentence still had 0.47.
+OWN_SHARE = 0.4
+MIN_CLAIM_UNITS = 3  # a sentence of fewer words (or CJK bigrams) is not judged in place of its statements
 
 
 def nonblank(texts: Sequence[str] | None) -> list[str]:
@@ -35,64 +42,111 @@ def support(contexts: Sequence[str], statement: str) -> Call:
     return Call.of("statement_support", retrieved_contexts=list(contexts), statement=statement)
 
 
-def verdict_evidence(statements: Sequence[str], verdicts: Sequence) -> list[dict]:
-    return [{"statement": s, "verdict": v.verdict, "reason": v.reason} for s, v in zip(statements, verdicts)]
+@dataclass(frozen=True)
+class Claim:
+    """A statement, and the sentence of the text it was made from (code's grounding signals read both)."""
+
+    sentence: str
+    statement: str
 
 
-def statements_of_both(sample: Sample) -> MetricProgram:
-    """(response statements, reference statements), asked for in one round."""
-    response = statement_calls(sample.user_input, sample.response)
-    reference = statement_calls(sample.user_input, sample.reference)
-    extracted = (yield response + reference) if response or reference else []
-    return joined(extracted[:len(response)]), joined(extracted[len(response):])
+@dataclass(frozen=True)
+class Support:
+    """P(supported) for one claim against one set of passages, and the evidence row that shows why."""
+
+    p: float
+    row: dict
 
 
-def statements_by_sentence(user_input: str | None, text: str | None) -> MetricProgram:
-    """[(sentence, its statements)] in order; a statement already made by an earlier sentence is not repeated."""
+def _claims(calls: Sequence[Call], outputs: Sequence[Statements]) -> list[Claim]:
+    """The claims in reading order, each statement under the sentence that states it; no statement twice.
+
+    A small judge, shown the whole text, sometimes restates a neighbouring sentence instead of the
+    one it was given. Such a statement is dropped (see _states), and a sentence left with no
+    statement of its own is judged as it stands, so no claim goes unchecked, unless it is too short
+    to claim anything ("Hello!"). A sentence for which the judge wrote no statement at all makes no
+    claim ("Here is the answer.").
+    """
+    sentences = [str(call.input_dict()["sentence"]) for call in calls]
+    sentence_units = [units(sentence) for sentence in sentences]
+    seen: set[str] = set()
+    claims = []
+    for index, (sentence, output) in enumerate(zip(sentences, outputs)):
+        stated = [s for s in dict.fromkeys(s.strip() for s in output.statements) if s]
+        own = [s for s in stated if _states(index, s, sentence_units)]
+        if stated and not own and len(sentence_units[index]) >= MIN_CLAIM_UNITS:
+            own = [sentence.strip()]
+        for statement in own:
+            if statement not in seen:
+                seen.add(statement)
+                claims.append(Claim(sentence, statement))
+    return claims
+
+
+def _states(index: int, statement: str, sentence_units: Sequence[frozenset[str]]) -> bool:
+    """Is the statement sentence `index`'s own? Yes unless another sentence covers it better and its own covers
+    under OWN_SHARE of it: a pronoun resolved from the previous sentence must not make it someone else's."""
+    scores = [coverage(statement, have) for have in sentence_units]
+    return scores[index] >= min(max(scores), OWN_SHARE)
+
+
+def claims_of(user_input: str | None, text: str | None) -> MetricProgram:
+    """The text's claims, one statements call per sentence."""
     calls = statement_calls(user_input, text)
     outputs = (yield calls) if calls else []
-    seen: set[str] = set()
-    grouped = []
-    for call, output in zip(calls, outputs):
-        kept = [s for s in dict.fromkeys(s.strip() for s in output.statements) if s and s not in seen]
-        seen.update(kept)
-        grouped.append((call.input_dict()["sentence"], kept))
-    return grouped
+    return _claims(calls, outputs)
+
+
+def claims_of_both(sample: Sample) -> MetricProgram:
+    """(response claims, reference claims), asked for in one round."""
+    response = statement_calls(sample.user_input, sample.response)
+    reference = statement_calls(sample.user_input, sample.reference)
+    outputs = (yield response + reference) if response or reference else []
+    return _claims(response, outputs[:len(response)]), _claims(reference, outputs[len(response):])
+
+
+def judged(checks: Sequence[tuple[Sequence[str], Claim]], options: MetricOptions) -> MetricProgram:
+    """Support for each (passages, claim) pair, asked for in one round: the judge's verdict combined with grounding.
+
+    The judge reads every passage, or only the claim's evidence sentences (options.evidence_sentences).
+    """
+    indexed = {key: Passages(key) for key in dict.fromkeys(tuple(passages) for passages, _ in checks)}
+    found = [find_evidence(claim.statement, indexed[tuple(passages)], options.evidence_sentences or 3)
+             for passages, claim in checks]
+    shown = [list(evidence.sentences) if options.evidence_sentences else list(passages)
+             for evidence, (passages, _) in zip(found, checks)]
+    verdicts = (yield [support(texts, claim.statement) for texts, (_, claim) in zip(shown, checks)]) if checks else []
+    return [support_of(claim, verdict, evidence, indexed[tuple(passages)], options.calibration())
+            for (passages, claim), verdict, evidence in zip(checks, verdicts, found)]
 
 
 def supported_share(user_input: str | None, text: str, contexts: Sequence[str] | None, evidence_key: str,
                     options: MetricOptions) -> MetricProgram:
     """Expected share of the text's statements that the contexts support: the mean of P(supported).
 
-    Used by faithfulness (the response) and context_recall (the reference). Each statement is judged
-    on its own call, on its evidence sentences or on every context (options.evidence_sentences), and
-    P combines the judge's probability with code's grounding signals (see calibration.py).
+    Used by faithfulness (the response) and context_recall (the reference).
     """
     contexts = nonblank(contexts)
     if not contexts:
         return Score.nan("empty_contexts")
-    grouped = yield from statements_by_sentence(user_input, text)
-    statements = [(sentence, statement) for sentence, group in grouped for statement in group]
-    if not statements:
+    claims = yield from claims_of(user_input, text)
+    if not claims:
         return Score.nan("no_statements")
-    found = [find_evidence(statement, contexts, options.evidence_sentences or 3) for _, statement in statements]
-    shown = [list(evidence.sentences) if options.evidence_sentences else contexts for evidence in found]
-    verdicts = yield [support(passages, statement) for passages, (_, statement) in zip(shown, statements)]
-    supports = [support_of(statement, sentence, verdict, evidence, contexts, options.calibration())
-                for (sentence, statement), verdict, evidence in zip(statements, verdicts, found)]
-    return Score(sum(p for p, _ in supports) / len(supports), evidence={evidence_key: [row for _, row in supports]})
+    supports = yield from judged([(contexts, claim) for claim in claims], options)
+    return Score(sum(s.p for s in supports) / len(supports), evidence={evidence_key: [s.row for s in supports]})
 
 
-def support_of(statement: str, sentence: str, verdict: Verdict, evidence: Evidence, contexts: Sequence[str],
-               calibration: Calibration) -> tuple[float, dict]:
+def support_of(claim: Claim, verdict: Verdict, evidence: Evidence, passages: Passages,
+               calibration: Calibration) -> Support:
     """P(supported), and the row that shows why: the verdict at 0.5, the judge's own view, the evidence."""
     judge_p = verdict.probability if verdict.probability is not None else float(verdict.verdict)
-    numbers = uncovered_numbers(statement, contexts)
-    sentence_coverage = coverage(sentence, contexts)
+    numbers = uncovered_numbers(claim.statement, passages)
+    sentence_coverage = coverage(claim.sentence, passages)
     signals = Signals(judge_p, evidence.context_coverage, evidence.coverage, sentence_coverage, len(numbers))
     p = calibration.p_supported(signals)
-    return p, {"statement": statement, "sentence": sentence, "p": round(p, 6), "verdict": int(p >= 0.5),
-            "judge_p": round(judge_p, 6), "judge_verdict": verdict.verdict, "reason": verdict.reason,
-            "evidence": list(evidence.sentences), "coverage": round(evidence.context_coverage, 4),
-            "evidence_coverage": round(evidence.coverage, 4), "sentence_coverage": round(sentence_coverage, 4),
-            "uncovered_numbers": numbers}
+    return Support(p, {"statement": claim.statement, "sentence": claim.sentence, "p": round(p, 6),
+                       "verdict": int(p >= 0.5), "judge_p": round(judge_p, 6), "judge_verdict": verdict.verdict,
+                       "reason": verdict.reason, "evidence": list(evidence.sentences),
+                       "coverage": round(evidence.context_coverage, 4),
+                       "evidence_coverage": round(evidence.coverage, 4),
+                       "sentence_coverage": round(sentence_coverage, 4), "uncovered_numbers": numbers})

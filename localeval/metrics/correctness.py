@@ -1,7 +1,7 @@
 """Answer correctness and factual correctness: the response's statements against the reference's.
 
 TP: response statements the reference supports; FP: those it does not; FN: reference statements
-the response does not support. Every metric here makes the same calls, so they run once.
+the response does not support. Each is a sum of P(supported) (see claims.py), not a count of 0/1 verdicts. Every metric here makes the same calls, so they run once.
 factual_correctness's recall counts on the reference's side (its statements the response
 supports), so precision and recall each come from one side's own verdicts.
 """
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from localeval.metrics.answer_similarity import similarity
 from localeval.metrics.base import MetricProgram, Score, metric
-from localeval.metrics.claims import statements_of_both, support, verdict_evidence
+from localeval.metrics.claims import claims_of_both, judged
 from localeval.metrics.options import DEFAULT_OPTIONS, MetricOptions
 from localeval.metrics.scoring import apply_threshold, f_beta, f_beta_of, fraction, unit_interval, weighted_mean
 from localeval.samples import Sample
@@ -24,38 +24,43 @@ _STEPS = ("statements", "statement_support")
 
 @dataclass(frozen=True)
 class Classified:
-    tp: int
-    fp: int
-    fn: int
+    """Expected TP, FP and FN: sums of P(supported), so a doubtful statement counts in part on both sides."""
+
+    tp: float
+    fp: float
+    fn: float
     reference_claims: int
     evidence: dict
 
+    def totals(self) -> dict[str, float]:
+        return {"tp": round(self.tp, 6), "fp": round(self.fp, 6), "fn": round(self.fn, 6)}
 
-def classify(sample: Sample) -> MetricProgram:
-    """TP, FP and FN counts with the verdicts behind them; None when neither text states anything."""
-    claims, reference_claims = yield from statements_of_both(sample)
+
+def classify(sample: Sample, options: MetricOptions) -> MetricProgram:
+    """TP, FP and FN with the supports behind them; None when neither text states anything."""
+    claims, reference_claims = yield from claims_of_both(sample)
     if not claims and not reference_claims:
         return None
-    verdicts = yield ([support([sample.reference], s) for s in claims]
-                      + [support([sample.response], s) for s in reference_claims])
-    claim_verdicts, reference_verdicts = verdicts[:len(claims)], verdicts[len(claims):]
-    tp = sum(v.verdict for v in claim_verdicts)
-    fn = sum(1 - v.verdict for v in reference_verdicts)
-    evidence = {"response_statements": verdict_evidence(claims, claim_verdicts),
-                "reference_statements": verdict_evidence(reference_claims, reference_verdicts)}
+    supports = yield from judged([([sample.reference], c) for c in claims]
+                                 + [([sample.response], c) for c in reference_claims], options)
+    claim_supports, reference_supports = supports[:len(claims)], supports[len(claims):]
+    tp = sum(s.p for s in claim_supports)
+    fn = sum(1 - s.p for s in reference_supports)
+    evidence = {"response_statements": [s.row for s in claim_supports],
+                "reference_statements": [s.row for s in reference_supports]}
     return Classified(tp, len(claims) - tp, fn, len(reference_claims), evidence)
 
 
 @metric("answer_correctness", required=_FIELDS, steps=_STEPS, models=("judge", "embedder"))
 def answer_correctness(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS) -> MetricProgram:
     """Weighted mean of factuality (F-beta of TP/FP/FN statements) and answer similarity, weights 0.75/0.25."""
-    counts = yield from classify(sample)
+    counts = yield from classify(sample, options)
     if counts is None:
         return Score.nan("no_statements")
     factuality = f_beta(counts.tp, counts.fp, counts.fn, options.beta)
     similar = unit_interval(float((yield similarity(sample.response, sample.reference))[0]))
     value = weighted_mean([factuality, similar], options.correctness_weights)
-    evidence = {"tp": counts.tp, "fp": counts.fp, "fn": counts.fn, "factuality": factuality,
+    evidence = {**counts.totals(), "factuality": factuality,
                 "similarity": round(similar, 4), **counts.evidence}
     if math.isnan(value):
         return Score.nan("encoder_nan", **evidence)
@@ -63,13 +68,13 @@ def answer_correctness(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS)
 
 
 def _factual(sample: Sample, options: MetricOptions, which: str) -> MetricProgram:
-    counts = yield from classify(sample)
+    counts = yield from classify(sample, options)
     if counts is None:
         return Score.nan("no_statements")
     precision = fraction(counts.tp, counts.tp + counts.fp)
     recall = fraction(counts.reference_claims - counts.fn, counts.reference_claims)
     value = {"f1": f_beta_of(precision, recall, options.beta), "precision": precision, "recall": recall}[which]
-    evidence = {"tp": counts.tp, "fp": counts.fp, "fn": counts.fn, **counts.evidence}
+    evidence = {**counts.totals(), **counts.evidence}
     if math.isnan(value):  # the response (precision) or the reference (recall) states nothing
         return Score.nan("no_statements", **evidence)
     return Score(value, evidence=evidence)

@@ -1,24 +1,23 @@
 """Rubric score: a 1-5 grade of the response against a rubric."""
 
+from localeval.criteria import REFERENCE_FREE, WITH_REFERENCE
 from localeval.metrics.base import MetricProgram, Score, metric
 from localeval.metrics.options import DEFAULT_OPTIONS, MetricOptions
-from localeval.samples import Sample
+from localeval.samples import RUBRIC_FIELD, Sample
 from localeval.steps import Call
-
-SAMPLE_RUBRIC_FIELD = "rubric"
 
 
 def rubric_for(sample: Sample, options: MetricOptions) -> tuple[str, str]:
     """(where it came from, rubric text): the sample's own `rubric` column, else the built-in default."""
-    own = sample.extra.get(SAMPLE_RUBRIC_FIELD)
+    own = sample.extra.get(RUBRIC_FIELD)
     if isinstance(own, str) and own.strip():
         return "sample", own
-    name = "with_reference" if sample.has("reference") else "reference_free"
+    name = WITH_REFERENCE if sample.has("reference") else REFERENCE_FREE
     return name, options.rubric(name)
 
 
 @metric("rubric_score", required=("user_input", "response"), steps=("rubric",), models=("judge",),
-        score_range=(1.0, 5.0))
+        score_range=(1.0, 5.0), optional=("reference", RUBRIC_FIELD))
 def rubric_score(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS) -> MetricProgram:
     """Judge's 1-5 grade against a rubric: the sample's own `rubric`, else the with-reference or reference-free default.
 

@@ -12,7 +12,7 @@ from collections.abc import Hashable, Iterable, Sequence
 from localeval.text import normalize
 
 
-def fraction(hits: int, total: int) -> float:
+def fraction(hits: float, total: float) -> float:
     """hits / total; NaN when there is nothing to count."""
     return hits / total if total else math.nan
 
@@ -30,8 +30,8 @@ def average_precision(verdicts: Sequence[int]) -> float:
     return total / useful if useful else 0.0
 
 
-def f_beta(tp: int, fp: int, fn: int, beta: float = 1.0) -> float:
-    """F-beta from counts; NaN when there is nothing at all, 0 when nothing is right."""
+def f_beta(tp: float, fp: float, fn: float, beta: float = 1.0) -> float:
+    """F-beta from (expected) counts; NaN when there is nothing at all, 0 when nothing is right."""
     if tp + fp + fn == 0:
         return math.nan
     b2 = beta * beta
@@ -123,20 +123,24 @@ def rouge_l_f1(lcs: int, candidate_length: int, reference_length: int) -> float:
     return 2 * lcs / (candidate_length + reference_length)
 
 
-def noise_shares(total_claims: int, relevant: Sequence[bool], wrong_in: Sequence[Sequence[int]]) -> dict[str, float]:
-    """Shares of all response claims that are wrong and carried by a relevant context, or only by irrelevant ones.
+def noise_shares(wrong: Sequence[float], relevant: Sequence[bool],
+                 carried: Sequence[Sequence[float]]) -> dict[str, float]:
+    """Expected shares of the response's claims that are wrong and carried by a relevant context, or only by others.
 
-    `relevant[i]` says whether context i is relevant; `wrong_in[j][i]` whether context i supports wrong claim j.
+    `wrong[j]` is P(claim j is wrong), `relevant[i]` whether context i is relevant, and `carried[j][i]`
+    P(context i supports claim j). A claim counts for "relevant" with P(wrong) times its strongest
+    support among relevant contexts, and for "irrelevant" with what remains, times its strongest
+    support among the others. With 0/1 inputs these are the plain shares.
     """
-    if total_claims == 0:
+    if not wrong:
         return {"relevant": math.nan, "irrelevant": math.nan}
-    by_relevant = by_irrelevant = 0
-    for flags in wrong_in:
-        if any(f and r for f, r in zip(flags, relevant)):
-            by_relevant += 1
-        elif any(f and not r for f, r in zip(flags, relevant)):
-            by_irrelevant += 1
-    return {"relevant": by_relevant / total_claims, "irrelevant": by_irrelevant / total_claims}
+    by_relevant = by_irrelevant = 0.0
+    for p_wrong, supports in zip(wrong, carried):
+        from_relevant = max((p for p, r in zip(supports, relevant) if r), default=0.0)
+        from_irrelevant = max((p for p, r in zip(supports, relevant) if not r), default=0.0)
+        by_relevant += p_wrong * from_relevant
+        by_irrelevant += p_wrong * (1 - from_relevant) * from_irrelevant
+    return {"relevant": by_relevant / len(wrong), "irrelevant": by_irrelevant / len(wrong)}
 
 
 def conciseness(summary_length: int, text_length: int) -> float:

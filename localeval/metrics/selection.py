@@ -49,15 +49,22 @@ def choose_metrics(requested: Iterable[str] | None, present_fields: set[str],
     known = known_metrics(criteria)
     if requested is not None:
         names = expand(requested, criteria)
+        if not names:
+            raise ConfigError("--metrics names no metric: give metric names separated by commas (`localeval "
+                              "metrics` lists them), or leave --metrics out for the default suite.")
         if unknown := [name for name in names if name not in known]:
             raise ConfigError(f"Unknown metric(s): {', '.join(unknown)}. Run `localeval metrics` to list them; "
                               f"a new criterion needs --criterion NAME=DEFINITION.")
-        return MetricChoice([known[name] for name in names])
+        chosen = [known[name] for name in names]
+        if all(_lacking(metric, present_fields) for metric in chosen):
+            reasons = "; ".join(f"{m.name}: {_lacking(m, present_fields)}" for m in chosen)
+            raise ConfigError(f"No chosen metric can run on this dataset ({reasons}); every score would be NaN.")
+        return MetricChoice(chosen)
     chosen, skipped = [], {}
     for name in expand(REQUIRED_SUITE, criteria):
         metric = known[name]
-        if missing := [f for f in metric.required if f not in present_fields]:
-            skipped[name] = f"the dataset has no {', '.join(missing)}"
+        if lacking := _lacking(metric, present_fields):
+            skipped[name] = lacking
         else:
             chosen.append(metric)
     chosen_names = {metric.name for metric in chosen}
@@ -68,3 +75,9 @@ def choose_metrics(requested: Iterable[str] | None, present_fields: set[str],
         reasons = "; ".join(f"{k}: {v}" for k, v in skipped.items() if "dataset" in v)
         raise ConfigError(f"No default metric can run on this dataset ({reasons}). Choose metrics with --metrics.")
     return MetricChoice(chosen, skipped)
+
+
+def _lacking(metric: Metric, present_fields: set[str]) -> str | None:
+    """Why no row can feed the metric (a field it requires that no row has), or None."""
+    missing = [name for name in metric.required if name not in present_fields]
+    return f"the dataset has no {', '.join(missing)}" if missing else None

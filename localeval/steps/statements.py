@@ -5,7 +5,6 @@ for context (pronouns). Asked for a whole text at once, a small judge rewrites a
 sentence's group: wrong statements, and minutes of output for a long Japanese answer.
 """
 
-from collections.abc import Sequence
 from typing import Annotated
 
 from pydantic import BaseModel, Field
@@ -17,11 +16,6 @@ Statement = Annotated[str, Field(min_length=1, max_length=300)]
 
 class Statements(BaseModel):
     statements: list[Statement] = Field(max_length=6)
-
-
-def joined(outputs: Sequence[Statements]) -> list[str]:
-    """The statements of a text's sentences, in order, without repeats."""
-    return list(dict.fromkeys(s.strip() for output in outputs for s in output.statements if s.strip()))
 
 
 STATEMENTS = Step(

@@ -33,6 +33,13 @@ def test_metrics_lists_a_user_criterion():
     assert "* aspect_critique:politeness  [0–1]" in result.output
 
 
+def test_metrics_lists_a_criterion_given_with_its_definition_by_its_name():
+    result = run("metrics", "--criterion", "politeness=Is it polite?")
+    assert result.exit_code == 0, result.output
+    assert "* aspect_critique:politeness  [0–1]" in result.output
+    assert "Is it polite?" not in result.output and "politeness=" not in result.output
+
+
 def test_default_choice_says_what_was_chosen_and_why_others_were_skipped(tmp_path):
     data = write_jsonl(tmp_path / "data.jsonl", [{"user_input": "Q?", "response": "A.", "retrieved_contexts": ["C."]}])
     # A judge that does not exist: the run fails at loading it, after the choice was printed.

@@ -1,7 +1,7 @@
-"""answer_similarity on real encoders: the MiniLM bi-encoder, and a MiniLM cross-encoder with a fresh head.
+"""answer_similarity on real encoders: the MiniLM bi-encoder, and a MiniLM cross-encoder saved with a fresh head.
 
-The cross-encoder's head is freshly initialised (no package ships trained cross-encoder weights), so
-its scores are checked for range, shape and determinism only, never for quality.
+The cross-encoder's head is freshly initialised and saved (no package ships trained cross-encoder
+weights), so its scores are checked for range, shape and determinism only, never for quality.
 """
 
 from __future__ import annotations
@@ -42,6 +42,18 @@ def minilm(minilm_dir):
     return SentenceTransformerEmbedder(minilm_dir)
 
 
+@pytest.fixture(scope="module")
+def cross_encoder_dir(minilm_dir, tmp_path_factory):
+    """MiniLM with a one-score head, saved as a sentence-transformers CrossEncoder folder."""
+    import torch
+    from sentence_transformers import CrossEncoder
+
+    torch.manual_seed(0)
+    folder = tmp_path_factory.mktemp("cross-encoder")
+    CrossEncoder(str(minilm_dir), num_labels=1, device="cpu", local_files_only=True).save(str(folder))
+    return folder
+
+
 def similarity_scores(encoders: Encoders) -> list[float]:
     results = run_metrics(SAMPLES, [METRICS["answer_similarity"]], None, lambda sample: "en",
                           encoders=lambda lang: encoders)
@@ -57,17 +69,17 @@ def test_bi_encoder_embeds_each_distinct_text_once_in_one_batch(minilm):
     assert all(0.0 <= s <= 1.0 for s in scores)
 
 
-def test_cross_encoder_scores_pairs_in_range_deterministically(minilm_dir, minilm):
+def test_cross_encoder_scores_pairs_in_range_deterministically(cross_encoder_dir, minilm):
     counting = CountingEmbedder(minilm)
-    first = similarity_scores(Encoders(counting, CrossEncoderScorer(minilm_dir, seed=0)))
-    again = similarity_scores(Encoders(counting, CrossEncoderScorer(minilm_dir, seed=0)))
+    first = similarity_scores(Encoders(counting, CrossEncoderScorer(cross_encoder_dir)))
+    again = similarity_scores(Encoders(counting, CrossEncoderScorer(cross_encoder_dir)))
     assert counting.batches == []  # the cross-encoder replaces the embeddings
     assert len(first) == len(PAIRS)
     assert all(0.0 <= s <= 1.0 for s in first)
     assert first == again
 
 
-def test_cross_encoder_returns_one_score_per_pair(minilm_dir):
-    scores = CrossEncoderScorer(minilm_dir, seed=0).score(PAIRS * 3)
+def test_cross_encoder_returns_one_score_per_pair(cross_encoder_dir):
+    scores = CrossEncoderScorer(cross_encoder_dir).score(PAIRS * 3)
     assert scores.shape == (9,) and np.isfinite(scores).all()
     assert np.allclose(scores[:3], scores[3:6])

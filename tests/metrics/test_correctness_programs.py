@@ -38,6 +38,12 @@ EVIDENCE = {"tp": 1, "fp": 1, "fn": 2,
 ALL = (answer_correctness, factual_correctness, factual_correctness_precision, factual_correctness_recall)
 
 
+def brief(evidence: dict) -> dict:
+    """The evidence with each statement row cut to statement, verdict and reason (the rest is grounding detail)."""
+    return {key: [{f: row[f] for f in ("statement", "verdict", "reason")} for row in value]
+            if key.endswith("_statements") else value for key, value in evidence.items()}
+
+
 def sample() -> Sample:
     return Sample("q1", 1, user_input=QUESTION, response=RESPONSE, reference=REFERENCE)
 
@@ -81,7 +87,7 @@ def test_answer_correctness_weighted_mean_of_f1_and_similarity():
     # F1 = 2·1 / (2·1 + 2 + 1) = 0.4; 0.75·0.4 + 0.25·0.8 = 0.3 + 0.2 = 0.5
     assert score.value == pytest.approx(0.5)
     assert score.reason is None
-    assert score.evidence == {**EVIDENCE, "factuality": 0.4, "similarity": 0.8}
+    assert brief(score.evidence) == {**EVIDENCE, "factuality": 0.4, "similarity": 0.8}
 
 
 def test_answer_correctness_negative_similarity_counts_as_zero():
@@ -115,7 +121,7 @@ def test_factual_correctness(metric, options, expected):
     program = started(metric, options)
     program.send(RESPONSE_STATEMENTS + REFERENCE_STATEMENTS)
     score = finish(program, VERDICTS)
-    assert view(score) == (pytest.approx(expected), None, EVIDENCE)
+    assert (score.value, score.reason, brief(score.evidence)) == (pytest.approx(expected), None, EVIDENCE)
 
 
 @pytest.mark.parametrize("metric", ALL)
@@ -139,7 +145,8 @@ def test_response_without_statements():
         program = started(metric)
         assert program.send(per_sentence([], []) + reference) == [
             support(RESPONSE, F1), support(RESPONSE, F2)]
-        assert view(finish(program, verdicts)) == result
+        score = finish(program, verdicts)
+        assert (view(score)[:2], brief(score.evidence)) == (result[:2], result[2])
 
 
 def test_reference_without_statements_leaves_recall_nan():
@@ -148,3 +155,21 @@ def test_reference_without_statements_leaves_recall_nan():
         support(REFERENCE, R1), support(REFERENCE, R2)]
     score = finish(program, VERDICTS[:2])  # R1 supported, R2 not: TP 1, FP 1; no reference statement to recall
     assert (score.is_nan, score.reason, score.evidence["tp"], score.evidence["fp"]) == (True, "no_statements", 1, 1)
+
+
+def test_counts_are_sums_of_support_probabilities():
+    # P(supported): R1 0.9, R2 0.2; F1 0.8, F2 0.4, F3 0.1 (no calibration: the judge's own P).
+    # TP = 1.1, FP = 0.9, FN = 0.2 + 0.6 + 0.9 = 1.7; precision 1.1 / 2 = 0.55, recall 1.3 / 3;
+    # F1 = 2·0.55·(1.3/3) / (0.55 + 1.3/3) = 0.47667 / 0.98333 ≈ 0.48475.
+    probabilities = [0.9, 0.2, 0.8, 0.4, 0.1]
+    verdicts = [v.model_copy(update={"probability": p}) for v, p in zip(VERDICTS, probabilities)]
+    expected = {factual_correctness_precision: 0.55, factual_correctness_recall: 1.3 / 3,
+                factual_correctness: 2 * 0.55 * (1.3 / 3) / (0.55 + 1.3 / 3)}
+    for metric, value in expected.items():
+        program = started(metric)
+        program.send(RESPONSE_STATEMENTS + REFERENCE_STATEMENTS)
+        score = finish(program, verdicts)
+        assert score.value == pytest.approx(value)
+        assert (score.evidence["tp"], score.evidence["fp"], score.evidence["fn"]) == (1.1, 0.9, 1.7)
+        assert [row["p"] for row in score.evidence["response_statements"]] == [0.9, 0.2]
+        assert score.evidence["reference_statements"][1]["evidence"] == ["The Eiffel Tower is in Paris."]

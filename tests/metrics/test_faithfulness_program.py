@@ -61,15 +61,15 @@ def test_three_statements_with_verdicts_1_0_1():
     program = faithfulness.compute(sample())
     next(program)
     calls = program.send(per_sentence(
-        ["Paris is the capital of France."], ["Paris has 2.1 million people.", "Paris is large."], []))
+        ["Paris is the capital of France."], ["Paris has 2.1 million people.", "Its population is 2.1 million."], []))
     assert calls == [support("Paris is the capital of France."), support("Paris has 2.1 million people."),
-                     support("Paris is large.")]
+                     support("Its population is 2.1 million.")]
     score = finish(program, [Verdict(reason="Stated in [1].", verdict=1),
                              Verdict(reason="Not mentioned.", verdict=0),
                              Verdict(reason="Same number in [1].", verdict=1)])
     assert brief(score) == (2 / 3, None, [("Paris is the capital of France.", 1, "Stated in [1]."),
                                            ("Paris has 2.1 million people.", 0, "Not mentioned."),
-                                           ("Paris is large.", 1, "Same number in [1].")])
+                                           ("Its population is 2.1 million.", 1, "Same number in [1].")])
 
 
 def test_duplicate_statements_across_sentence_groups_count_once():
@@ -87,6 +87,25 @@ def test_duplicate_statements_across_sentence_groups_count_once():
                                            ("Paris has 2.1 million people.", 0, "r3")])
     assert [row["sentence"] for row in score.evidence["statements"]] == [
         "Paris is the capital of France.", "Paris is the capital of France.", "It has 2.1 million people."]
+
+
+def test_a_statement_copied_from_another_sentence_is_replaced_by_the_sentence_itself():
+    # The second sentence's call restates the first sentence: the second sentence is judged as it stands.
+    # The third ("Hello!") is too short to claim anything, so its copied statement is simply dropped.
+    program = faithfulness.compute(sample())
+    next(program)
+    calls = program.send(per_sentence(["Paris is the capital of France."], ["Paris is the capital of France."],
+                                      ["Paris is the capital of France."]))
+    assert calls == [support("Paris is the capital of France."), support("It has 2.1 million people.")]
+
+
+def test_a_resolved_pronoun_keeps_the_statement_with_its_sentence():
+    # Units paris, capital, france, 2, million: sentence 1 covers 3/5, its own sentence ("It has 2.1 million
+    # people.") only 2/5, which is still OWN_SHARE: the pronoun "It" was resolved, the claim is sentence 2's.
+    program = faithfulness.compute(sample())
+    next(program)
+    calls = program.send(per_sentence([], ["Paris, the capital of France, has 2 million."], []))
+    assert calls == [support("Paris, the capital of France, has 2 million.")]
 
 
 def test_blank_contexts_are_left_out_of_the_verdict_calls():
@@ -131,7 +150,7 @@ def test_a_calibration_combines_the_judge_with_the_grounding_signals():
     options = MetricOptions(lang="en", calibrations={"en": calibration})
     program = faithfulness.compute(sample(), options)
     next(program)
-    program.send(per_sentence(["Paris has 3 million people."], [], []))
+    program.send(per_sentence([], ["Paris has 3 million people."], []))
     score = finish(program, [Verdict(reason="r", verdict=1, probability=0.5)])
     assert score.value == pytest.approx(1 / (1 + math.exp(-(0.5 + 0.0 - 3.0))))
     assert score.evidence["statements"][0]["verdict"] == 0 and score.evidence["statements"][0]["judge_verdict"] == 1

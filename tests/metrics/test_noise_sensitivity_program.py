@@ -38,30 +38,55 @@ def test_declarations():
         assert metric.steps == ("statements", "statement_support")
 
 
+def verdicts_with(*probabilities: float) -> list[Verdict]:
+    return [Verdict(reason=f"v{i}", verdict=int(p >= 0.5), probability=p) for i, p in enumerate(probabilities, 1)]
+
+
+def calls_of_one_round() -> list:
+    """Each response statement against [reference]; then each non-blank context, context-major, against every
+    reference statement (is it relevant?) and against every response statement (does it carry it?)."""
+    return ([support(REFERENCE, S1), support(REFERENCE, S2), support(REFERENCE, S3)]
+            + [support(A, F1), support(A, F2), support(B, F1), support(B, F2)]
+            + [support(A, S1), support(A, S2), support(A, S3), support(B, S1), support(B, S2), support(B, S3)])
+
+
 @pytest.mark.parametrize(("metric", "expected"), [(noise_sensitivity_relevant, 1 / 3),
                                                   (noise_sensitivity_irrelevant, 1 / 3)])
 def test_hand_worked_case_and_request_order(metric, expected):
     program = metric.compute(sample(), MetricOptions())
     assert next(program) == statement_calls(QUESTION, RESPONSE) + statement_calls(QUESTION, REFERENCE)
-    # Every response statement against [reference]: S1 correct; S2, S3 wrong.
-    assert program.send(per_sentence([S1], [S2], [S3]) + per_sentence([F1], [F2])) == [
-        support(REFERENCE, S1), support(REFERENCE, S2), support(REFERENCE, S3)]
-    # Each reference statement against each non-blank context, context-major: A supports F1, B nothing.
-    assert program.send(verdicts(1, 0, 0)) == [support(A, F1), support(A, F2), support(B, F1), support(B, F2)]
-    # Each wrong statement against each context, context-major: A carries S2, B carries S3.
-    assert program.send(verdicts(1, 0, 0, 0)) == [support(A, S2), support(A, S3), support(B, S2), support(B, S3)]
-    score = finish(program, verdicts(1, 0, 0, 1))
+    assert program.send(per_sentence([S1], [S2], [S3]) + per_sentence([F1], [F2])) == calls_of_one_round()
+    # S1 correct, S2 and S3 wrong; A supports F1 (relevant), B nothing; A carries S1 and S2, B carries S3.
+    score = finish(program, verdicts(1, 0, 0, 1, 0, 0, 0, 1, 1, 0, 0, 0, 1))
     # S2 wrong and in relevant A -> relevant 1/3; S3 wrong and only in irrelevant B -> irrelevant 1/3.
-    assert view(score) == (expected, None, {"wrong_statements": [S2, S3], "relevant_contexts": [1]})
+    assert (score.value, score.reason) == (expected, None)
+    assert [row["verdict"] for row in score.evidence["response_statements"]] == [1, 0, 0]
+    assert score.evidence["relevant_contexts"] == [1]
+    assert score.evidence["carried_by_context"] == [[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]]
+
+
+@pytest.mark.parametrize(("metric", "expected"), [
+    # P(wrong) S1 0.1, S2 0.8, S3 0.6; carried by A (relevant) 0.9, 0.7, 0.2 and by B 0.3, 0.4, 0.9.
+    # relevant: (0.1·0.9 + 0.8·0.7 + 0.6·0.2) / 3 = (0.09 + 0.56 + 0.12) / 3 = 0.77 / 3
+    (noise_sensitivity_relevant, 0.77 / 3),
+    # irrelevant: (0.1·0.1·0.3 + 0.8·0.3·0.4 + 0.6·0.8·0.9) / 3 = (0.003 + 0.096 + 0.432) / 3 = 0.531 / 3
+    (noise_sensitivity_irrelevant, 0.531 / 3)])
+def test_expected_shares_from_support_probabilities(metric, expected):
+    program = metric.compute(sample(), MetricOptions())
+    next(program)
+    program.send(per_sentence([S1], [S2], [S3]) + per_sentence([F1], [F2]))
+    score = finish(program, verdicts_with(0.9, 0.2, 0.4, 0.8, 0.3, 0.1, 0.2, 0.9, 0.7, 0.2, 0.3, 0.4, 0.9))
+    assert score.value == pytest.approx(expected)
+    assert score.evidence["relevant_contexts"] == [1]
 
 
 def test_no_wrong_statements_scores_zero():
     program = noise_sensitivity_relevant.compute(sample(contexts=(A,)), MetricOptions())
     next(program)
-    program.send(per_sentence([S1], [], []) + per_sentence([F1], [F2]))
-    assert program.send(verdicts(1)) == [support(A, F1), support(A, F2)]
-    assert program.send(verdicts(1, 1)) == []
-    assert view(finish(program, [])) == (0.0, None, {"wrong_statements": [], "relevant_contexts": [1]})
+    assert program.send(per_sentence([S1], [], []) + per_sentence([F1], [F2])) == [
+        support(REFERENCE, S1), support(A, F1), support(A, F2), support(A, S1)]
+    score = finish(program, verdicts(1, 1, 1, 1))
+    assert (score.value, score.evidence["relevant_contexts"]) == (0.0, [1])
 
 
 @pytest.mark.parametrize("metric", BOTH)

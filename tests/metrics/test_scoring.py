@@ -77,12 +77,18 @@ def test_entity_recall_normalises_and_looks_in_the_context_text():
 def test_noise_shares_hand_computed():
     relevant = [True, False, True]
     # claim 1: in relevant context 1; claim 2: only in irrelevant context 2; claim 3: in 2 and in relevant 3
-    # (a relevant context wins); claim 4: carried by no context. Relevant 2/4, irrelevant 1/4.
-    wrong_in = [[1, 0, 0], [0, 1, 0], [0, 1, 1], [0, 0, 0]]
-    assert noise_shares(4, relevant, wrong_in) == {"relevant": 0.5, "irrelevant": 0.25}
-    assert noise_shares(5, relevant, wrong_in[:2]) == {"relevant": 1 / 5, "irrelevant": 1 / 5}
-    assert noise_shares(3, relevant, []) == {"relevant": 0.0, "irrelevant": 0.0}
-    assert all(math.isnan(v) for v in noise_shares(0, relevant, []).values())
+    # (a relevant context wins); claim 4: carried by no context; claim 5 is right. Relevant 2/5, irrelevant 1/5.
+    carried = [[1, 0, 0], [0, 1, 0], [0, 1, 1], [0, 0, 0], [1, 1, 1]]
+    assert noise_shares([1, 1, 1, 1, 0], relevant, carried) == {"relevant": 2 / 5, "irrelevant": 1 / 5}
+    assert noise_shares([0, 0], relevant, carried[:2]) == {"relevant": 0.0, "irrelevant": 0.0}
+    assert all(math.isnan(v) for v in noise_shares([], relevant, []).values())
+
+
+def test_noise_shares_with_probabilities():
+    # One claim, P(wrong) 0.5, carried by the relevant context with 0.6 and by the irrelevant one with 0.5:
+    # relevant 0.5·0.6 = 0.3; irrelevant 0.5·(1 - 0.6)·0.5 = 0.1.
+    shares = noise_shares([0.5], [True, False], [[0.6, 0.5]])
+    assert shares == {"relevant": pytest.approx(0.3), "irrelevant": pytest.approx(0.1)}
 
 
 def test_conciseness_hand_computed():

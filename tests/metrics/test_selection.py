@@ -59,9 +59,23 @@ def test_default_suite_with_nothing_runnable_raises():
 
 
 def test_explicit_request():
-    choice = choose_metrics(["bleu", "aspect_critique", "faithfulness"], set())  # fields are not checked
+    # Not filtered by the fields: faithfulness runs (NaN where a row lacks them) since another metric can run.
+    choice = choose_metrics(["bleu", "aspect_critique", "faithfulness"], {"response"})
     assert names(choice) == ["bleu", *CRITIQUES, "faithfulness"]
     assert choice.skipped == {}
+
+
+def test_explicit_request_that_no_row_can_feed_raises():
+    with pytest.raises(ConfigError) as info:
+        choose_metrics(["bleu", "faithfulness"], {"user_input", "response"})
+    assert str(info.value) == ("No chosen metric can run on this dataset (bleu: the dataset has no reference; "
+                               "faithfulness: the dataset has no retrieved_contexts); every score would be NaN.")
+
+
+def test_an_empty_request_is_an_error_not_the_default_suite():
+    """`--metrics ""` or `--metrics ","`: nothing asked for must not run nothing, nor everything."""
+    with pytest.raises(ConfigError, match=r"^--metrics names no metric: give metric names separated by commas"):
+        choose_metrics((), {"user_input", "response", "retrieved_contexts"})
 
 
 @pytest.mark.parametrize("requested", [["faithfulness", "nope"], ["aspect_critique:politeness"]])

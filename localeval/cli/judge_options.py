@@ -1,0 +1,14 @@
+"""The judge's command-line options, shared by the commands that run it, with the values each accepts."""
+
+from __future__ import annotations
+
+import click
+
+MIN_N_CTX = 512  # below this not even a step's instruction fits
+
+n_ctx_option = click.option("--n-ctx", type=click.IntRange(min=MIN_N_CTX), default=8192, show_default=True,
+                            help=f"Judge context window in tokens (at least {MIN_N_CTX}).")
+threads_option = click.option("--threads", type=click.IntRange(min=1),
+                              help="CPU threads for the judge (default: all available).")
+gpu_layers_option = click.option("--gpu-layers", default=0, show_default=True,
+                                 help="Layers to offload to the GPU (-1: all).")
