@@ -163,6 +163,10 @@ def uhgeval(limit: int | None, judge: str | None, out: Path | None, floor_only: 
         scores, reasonable, nowhere = _keyword_scores(rows, cv, lambda s, key=key: s[key])
         print(f"  {name:<28} keyword AUROC {auroc(scores, reasonable):.3f} on {len(scores)} keywords "
               f"({sum(not r for r in reasonable)} hallucinated); {nowhere} keywords in no statement")
+    # The floor on exactly the keywords scored above (those inside a statement), for a like-for-like comparison.
+    print("  the floor on those same keywords:")
+    _print_keyword_floor([dict(row, label=dict(row["label"], keyword_labels=[
+        k for k in row["label"]["keyword_labels"] if _holding(k["keyword"], statements)])) for row, statements in zip(rows, cv)])
 
 
 def _with_cross_validated(rows: list[dict], per_row: list[list[dict]], lang: str, save: Path | None,
@@ -191,14 +195,19 @@ def _keyword_scores(rows: list[dict], per_row: list[list[dict]], value: Callable
     scores, reasonable, nowhere = [], [], 0
     for row, statements in zip(rows, per_row):
         for label in row["label"]["keyword_labels"]:
-            keyword = normalize(label["keyword"])
-            holding = [float(value(s)) for s in statements if keyword and keyword in normalize(s["statement"])]
+            holding = [float(value(s)) for s in _holding(label["keyword"], statements)]
             if not holding:
                 nowhere += 1
                 continue
             scores.append(min(holding))
             reasonable.append(bool(label["reasonable"]))
     return scores, reasonable, nowhere
+
+
+def _holding(keyword: str, statements: list[dict]) -> list[dict]:
+    """The statements that contain the keyword (after NFKC)."""
+    keyword = normalize(keyword)
+    return [s for s in statements if keyword and keyword in normalize(s["statement"])]
 
 
 def _print_keyword_floor(rows: list[dict]) -> None:
