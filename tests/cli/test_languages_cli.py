@@ -67,5 +67,6 @@ def test_the_manifest_records_each_languages_calibration(mixed_run):
     _, out = mixed_run
     calibration = json.loads((out / "manifest.json").read_text())["calibration"]
     assert calibration["ja"]["name"] == "ja-dev" and "jhars_dev.jsonl" in calibration["ja"]["fitted_on"]
-    assert calibration["en"]["name"] == calibration["zh"]["name"] == "judge probability (uncalibrated)"
+    assert calibration["zh"]["name"] == "zh-dev" and "uhgeval_dev.jsonl" in calibration["zh"]["fitted_on"]
+    assert calibration["en"]["name"] == "judge probability (uncalibrated)"
     assert calibration["en"]["weights"] == {}
