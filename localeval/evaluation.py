@@ -22,7 +22,7 @@ from localeval.judge_check import ensure_judge_runs
 from localeval.metrics import Metric
 from localeval.metrics.options import MetricOptions
 from localeval.metrics.selection import MetricChoice, choose_metrics
-from localeval.models import check_gguf, file_sha256, resolve_judge
+from localeval.models import ResolvedModel, file_sha256, resolve_judge
 from localeval.prompts import PromptLibrary
 from localeval.results import RunResult
 from localeval.run_guard import RunGuard, UnfinishedRun
@@ -78,14 +78,18 @@ def run_evaluation(options: EvaluationOptions, dataset: Dataset, metrics: list[M
     dataset = rows_for(dataset, metrics)
     if options.cross_encoder is not None:
         require_cross_encoder(options.cross_encoder)  # before any model loads
+    judge = resolve_judge(options.judge) if any("judge" in metric.models for metric in metrics) else None
+    if judge and judge.entry and judge.entry.plumbing:
+        log.warning("The judge %s is for testing localeval itself (%s): its scores say nothing about your data.",
+                    judge.entry.name, judge.entry.description)
     with RunGuard(options.out) as guard:
         if guard.unfinished:
             log.warning(guard.unfinished.describe(options.out))
-        return _run(options, dataset, metrics, progress, guard.unfinished)
+        return _run(options, dataset, metrics, progress, judge, guard.unfinished)
 
 
 def _run(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric], progress: Progress | None,
-         unfinished: UnfinishedRun | None) -> RunResult:
+         judge: ResolvedModel | None, unfinished: UnfinishedRun | None) -> RunResult:
     prompts = PromptLibrary(options.prompts_dir)
     langs = [sample_language(sample, options.lang) for sample in dataset.samples]
     used_langs = sorted(set(langs))
@@ -100,9 +104,9 @@ def _run(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric], pr
                              rubrics={lang: d.rubrics for lang, d in definitions.items()},
                              calibrations=calibrations)
     executor, judge_manifest = None, None
-    if any("judge" in metric.models for metric in metrics):
-        executor, judge_manifest = _load_judge(options, prompts, recheck=bool(unfinished and unfinished.crash))
-        if unfinished:
+    if judge is not None:
+        executor, judge_manifest = _load_judge(judge, options, prompts, recheck=bool(unfinished and unfinished.crash))
+        if unfinished or executor.cache:
             log.warning("Resuming: %d judge calls are already done.", len(executor.cache))
     encoders = None
     if any("embedder" in metric.models for metric in metrics):
@@ -117,7 +121,12 @@ def _run(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric], pr
     manifest["languages"] = dict(Counter(langs))
     result = RunResult([m.name for m in metrics], samples, dataset.row_errors, manifest, interrupted,
                        dataset.row_warnings)
-    result.save(options.out)
+    try:
+        result.save(options.out)
+    except OSError as error:
+        kept = (f" The finished judge calls are kept in {options.out / CALL_CACHE_FILE}: rerun the same command "
+                "once the folder is fixed, and they are not paid again.") if executor else ""
+        raise ConfigError(f"Could not write the results to {options.out}: {error.strerror or error}.{kept}") from None
     return result
 
 
@@ -135,16 +144,13 @@ def _require_rows(dataset: Dataset) -> Dataset:
     return dataset
 
 
-def _load_judge(options: EvaluationOptions, prompts: PromptLibrary,
+def _load_judge(resolved: ResolvedModel, options: EvaluationOptions, prompts: PromptLibrary,
                 recheck: bool = False) -> tuple[StepExecutor, dict[str, Any]]:
-    """Check the judge file, prove in a child process that llama.cpp can run it here, then load it.
+    """Prove in a child process that llama.cpp can run the checked judge file here, then load it.
 
     `recheck`: the previous run into the folder crashed, so a remembered check no longer counts.
     """
-    resolved = resolve_judge(options.judge)
-    entry = resolved.entry
-    info = check_gguf(resolved.path, expected_sha256=entry.sha256 if entry else None,
-                      expected_size=entry.size if entry else None)
+    entry, info = resolved.entry, resolved.info
     sha256 = file_sha256(resolved.path)
     config = ensure_judge_runs(resolved.path, sha256, options.judge_config, trust_remembered=not recheck)
     judge = GGUFJudge(resolved.path, config)

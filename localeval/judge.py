@@ -30,6 +30,8 @@ class JudgeConfig:
     chat_template: Path | None = None  # Jinja file, for GGUF files that carry no chat template
     # llama.cpp's repacked CPU weight layouts; off only where they crash (see judge_check)
     weight_repacking: bool = True
+    # Seconds a call may run before generation stops and it fails as judge_timeout; None: no limit.
+    timeout: float | None = None
 
     def threads(self) -> int:
         return self.n_threads or len(os.sched_getaffinity(0))
@@ -108,21 +110,43 @@ class GGUFJudge:
 
     def generate(self, messages: list[Message], schema: dict[str, Any], max_tokens: int,
                  seed: int, temperature: float) -> Generation:
+        from llama_cpp import StoppingCriteriaList
+
         tokens = self.prompt_tokens(messages)
         if len(tokens) + max_tokens > self.n_ctx:
             raise ContextOverflow(len(tokens), max_tokens, self.n_ctx)
         started = time.perf_counter()
         self._llm.last_sampler = None
+        deadline = None if self.config.timeout is None else _Deadline(started + self.config.timeout)
         reply = self._llm.create_completion(prompt=tokens, max_tokens=max_tokens, temperature=temperature,
-                                            seed=seed, grammar=_grammar(json.dumps(schema)))
+                                            seed=seed, grammar=_grammar(json.dumps(schema)),
+                                            stopping_criteria=StoppingCriteriaList([deadline]) if deadline else None)
         seconds = time.perf_counter() - started
         choice = reply["choices"][0]
         usage = reply["usage"]
+        if deadline is not None and deadline.passed:
+            raise TimeoutError(f"no answer within the judge timeout of {self.config.timeout:g} s: stopped after "
+                               f"{seconds:.1f} s and {usage['completion_tokens']} tokens")
         sampler = self._llm.last_sampler
         return Generation(text=choice["text"], prompt_tokens=usage["prompt_tokens"],
                           completion_tokens=usage["completion_tokens"], seconds=seconds,
                           truncated=choice["finish_reason"] == "length",
                           choice_probabilities=tuple(sampler.choice_probabilities) if sampler else ())
+
+
+class _Deadline:
+    """A llama-cpp-python stopping criterion, checked after each sampled token: stop once the deadline has passed.
+
+    The prompt's evaluation comes before the first check, so a call runs at least that long.
+    """
+
+    def __init__(self, at: float):
+        self.at = at
+        self.passed = False
+
+    def __call__(self, input_ids: Any, logits: Any) -> bool:
+        self.passed = self.passed or time.perf_counter() >= self.at
+        return self.passed
 
 
 @contextmanager

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from localeval.metrics import Metric
 from localeval.results import RunResult
-from localeval.step_executor import JUDGE_FAILURES
+from localeval.reasons import JUDGE_FAILURES
 
 # More than this share of the judge-based scores lost to judge failures fails the run (the CLI exits 3).
 JUDGE_FAILURE_LIMIT = 0.5

@@ -26,8 +26,8 @@ def summary_table(result: RunResult) -> str:
                  f"({(usage.prompt_tokens + usage.completion_tokens) / samples:.0f}/sample), "
                  f"{usage.seconds:.1f} s ({usage.seconds / samples:.2f} s/sample)")
     if result.row_errors:
-        lines.append(f"{_count(len(result.row_errors), 'row')} skipped:")
-        lines.extend(f"  {error}" for error in result.row_errors)
+        skipped = len({error.row for error in result.row_errors})
+        lines.append(f"{_count(skipped, 'row')} skipped for bad values (all listed in summary.json: row_errors)")
     if result.interrupted:
         lines.append("Interrupted: scores not yet computed are NaN with reason 'interrupted'.")
     return "\n".join(lines)

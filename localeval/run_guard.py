@@ -52,9 +52,11 @@ class RunGuard:
         self._lock: IO[str] | None = None
         self._crash_log: IO[str] | None = None
         self._faulthandler_was_on = False
+        self._created = False
         self._started = datetime.now(timezone.utc).isoformat(timespec="seconds")
 
     def __enter__(self) -> RunGuard:
+        self._created = not self.out.exists()
         _make_folder(self.out)
         lock = (self.out / LOCK_FILE).open("a+", encoding="utf-8")
         try:
@@ -79,7 +81,7 @@ class RunGuard:
         faulthandler.enable(file=self._crash_log, all_threads=True)
         return self
 
-    def __exit__(self, *exc_info: object) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, *exc_info: object) -> None:
         faulthandler.disable()
         if self._faulthandler_was_on:
             faulthandler.enable(file=sys.__stderr__)
@@ -90,6 +92,8 @@ class RunGuard:
         self._write_state("done")
         if self._lock is not None:
             self._lock.close()  # closing releases the lock
+        if exc_type is not None and self._created:
+            _remove_if_unused(self.out)
 
     def _write_state(self, state: str) -> None:
         assert self._lock is not None
@@ -108,6 +112,13 @@ def _make_folder(out: Path) -> None:
         raise ConfigError(f"Cannot create the results folder {out}: {error.strerror or error}") from None
     if not os.access(out, os.W_OK | os.X_OK):
         raise ConfigError(f"The results folder {out} is not writable.")
+
+
+def _remove_if_unused(out: Path) -> None:
+    """A run that failed before writing anything leaves no folder behind, only its error."""
+    if {path.name for path in out.iterdir()} <= {LOCK_FILE}:
+        (out / LOCK_FILE).unlink(missing_ok=True)
+        out.rmdir()
 
 
 def _read_state(lock: IO[str]) -> dict:

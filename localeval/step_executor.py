@@ -49,9 +49,6 @@ def parse_json_answer(text: str) -> Any | None:
         return None
 
 
-# Every reason code a step run ends with instead of an output: the judge side of a run's NaN scores.
-JUDGE_FAILURES = ("context_overflow", "judge_truncated", "judge_unparseable", "judge_invalid", "judge_timeout",
-                  "judge_error")
 # Failures that the same call would repeat (greedy decoding): cached so a rerun does not pay for them
 # again. Timeouts, errors and context overflows depend on the machine or the settings: retried.
 _REPEATABLE_FAILURES = {"judge_truncated", "judge_unparseable", "judge_invalid"}
@@ -155,7 +152,7 @@ def _from_cache(step: Step, entry: Any) -> StepOutcome | None:
     """The cached outcome, or None for a miss, including an entry that no longer fits the step's schema."""
     if not isinstance(entry, dict):
         return None
-    if isinstance(entry.get("failure"), str):
+    if entry.get("failure") in _REPEATABLE_FAILURES:
         return StepOutcome(None, entry["failure"], entry.get("detail"), CallUsage(cached=True))
     try:
         return StepOutcome(step.output.model_validate(entry.get("output")), usage=CallUsage(cached=True))

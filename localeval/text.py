@@ -10,9 +10,11 @@ _CJK_ENDS = "。！？｡"
 _LATIN_ENDS = ".!?"
 _TRAILERS = "」』）)】〕》〉”’\"'"
 # Abbreviations after which a full stop does not end an English sentence.
-_ABBREVIATIONS = {"mr", "mrs", "ms", "dr", "prof", "st", "jr", "sr", "vs", "etc", "e.g", "i.e", "no", "fig", "approx",
+_ABBREVIATIONS = {"mr", "mrs", "ms", "dr", "prof", "st", "jr", "sr", "vs", "etc", "e.g", "i.e", "fig", "approx",
                   "inc", "ltd", "co", "u.s", "u.k", "a.m", "p.m", "jan", "feb", "mar", "apr", "jun", "jul", "aug",
                   "sep", "sept", "oct", "nov", "dec"}
+# Words that abbreviate only before a number: "No. 5", but "The answer is no." ends its sentence.
+_NUMBER_ABBREVIATIONS = {"no", "nos"}
 
 
 def split_sentences(text: str) -> list[str]:
@@ -58,6 +60,8 @@ def _ends_sentence(line: str, i: int) -> bool:
         initial = word is not None and len(word.group(1)) == 1 and word.group(1).isalpha()  # not a digit: "is 8."
         if word and (word.group(1).lower() in _ABBREVIATIONS or initial):
             return False  # Dr. Smith, J. R. R. Tolkien
+        if word and word.group(1).lower() in _NUMBER_ABBREVIATIONS and re.match(r"\s*\d", rest):
+            return False  # No. 5
         if re.fullmatch(r"\s*\d+", line[:i]):
             return False  # a numbered list item: "1. ", "10. "
     return True

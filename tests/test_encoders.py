@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -162,6 +163,22 @@ def test_a_gguf_path_is_a_gguf_embedder(smollm_gguf: Path) -> None:
 def test_bad_specs_say_what_is_accepted(spec: str, error: type[Exception], message: str) -> None:
     with pytest.raises(error, match=message):
         load_embedder(spec, "en")
+
+
+def test_a_registry_name_beats_a_folder_of_the_same_name_here(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("all-minilm-l6-v2").mkdir()  # a stray folder must not replace the checked, packaged embedder
+    embedder = load_embedder("all-minilm-l6-v2", "en")
+    assert embedder.name == f"all-minilm-l6-v2 ({resolve_embedder_dir('all-minilm-l6-v2')})"
+
+
+def test_a_folder_here_is_used_only_when_written_as_a_path(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(resolve_embedder_dir("all-minilm-l6-v2"), "mymodel")
+    with pytest.raises(ConfigError, match=r"^'mymodel' is not a known embedder \(for the file or folder of that name "
+                                          r"here, write \./mymodel\)\. Expected a registry embedder name"):
+        load_embedder("mymodel", "en")
+    assert load_embedder("./mymodel", "en").name == "mymodel"
 
 
 @pytest.mark.parametrize("name", ["fake.gguf", "model.safetensors"])

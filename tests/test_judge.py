@@ -7,6 +7,11 @@ import pytest
 
 from localeval.errors import ModelFileError
 from localeval.judge import ContextOverflow, GGUFJudge, JudgeConfig
+from localeval.metrics.faithfulness import faithfulness
+from localeval.prompts import PromptLibrary
+from localeval.runner import run_metrics
+from localeval.samples import Sample
+from localeval.step_executor import StepExecutor
 from localeval.steps import STEPS
 
 MESSAGES = [{"role": "system", "content": "Answer in JSON."},
@@ -69,3 +74,20 @@ def test_the_verdict_carries_the_judges_probability(qwen05_judge):
     p_one = generation.choice_probabilities[-1]
     assert 0.0 <= p_one <= 1.0
     assert (p_one >= 0.5) == (answer["verdict"] == 1)  # greedy: the verdict is the likelier digit
+
+
+def test_a_call_past_the_timeout_stops_and_its_score_is_judge_timeout(smollm_path: Path, smollm_judge):
+    """0.1 ms ends before the first token: the call stops there, and the score is NaN with the reason."""
+    judge = GGUFJudge(smollm_path, JudgeConfig(n_ctx=4096, timeout=0.0001))
+    executor = StepExecutor(judge, "smollm2-135m", PromptLibrary(), judge.config)
+    sample = Sample("paris", 1, user_input="Where is Paris?", response="Paris is in France.",
+                    retrieved_contexts=("Paris is the capital of France.",))
+    [result] = run_metrics([sample], [faithfulness], executor, lambda _: "en")
+    score = result.scores["faithfulness"]
+    assert (score.reason, score.evidence["step"]) == ("judge_timeout", "statements")
+    assert score.evidence["detail"].startswith("no answer within the judge timeout of 0.0001 s: stopped after ")
+    assert len(executor.cache) == 0  # a timeout depends on the machine: the next run tries again
+
+    judge.config = JudgeConfig(n_ctx=4096, timeout=600.0)  # a generous limit changes nothing, even after a stop
+    expected = smollm_judge.generate(MESSAGES, SCHEMA, max_tokens=200, seed=0, temperature=0.0)
+    assert judge.generate(MESSAGES, SCHEMA, max_tokens=200, seed=0, temperature=0.0).text == expected.text

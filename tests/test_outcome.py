@@ -7,7 +7,7 @@ from localeval.outcome import JUDGE_FAILURE_LIMIT, judge_failures
 from localeval.results import RunResult
 from localeval.runner import SampleScores
 from localeval.samples import Sample
-from localeval.step_executor import JUDGE_FAILURES
+from localeval.reasons import JUDGE_FAILURES
 
 JUDGED, FREE = METRICS["rubric_score"], METRICS["exact_match"]
 

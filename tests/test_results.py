@@ -194,9 +194,7 @@ answer_length  0.750  2       1    judge_timeout ×1
 unused         —      0       0
 
 3 samples; judge: 4 calls (1 reused), 680 tokens (227/sample), 3.0 s (1.00 s/sample)
-2 rows skipped:
-  line 3 (id q3): response: expected a string, got a number
-  line 4: not valid JSON: Expecting value (column 1)
+2 rows skipped for bad values (all listed in summary.json: row_errors)
 Interrupted: scores not yet computed are NaN with reason 'interrupted'."""
 
 

@@ -39,6 +39,23 @@ def test_a_run_that_raised_counts_as_finished(tmp_path):
         assert guard.unfinished is None
 
 
+def test_a_run_that_failed_before_writing_anything_leaves_no_folder_it_created(tmp_path):
+    with pytest.raises(RuntimeError), RunGuard(tmp_path / "new"):
+        raise RuntimeError("judge not found")
+    assert not (tmp_path / "new").exists()
+
+
+def test_a_failed_run_keeps_a_folder_that_holds_work_or_was_there_before(tmp_path):
+    with pytest.raises(RuntimeError), RunGuard(tmp_path / "new"):
+        (tmp_path / "new" / "judge_calls.jsonl").write_text("{}\n")
+        raise RuntimeError("judge error")
+    assert (tmp_path / "new" / "judge_calls.jsonl").exists()
+    (tmp_path / "old").mkdir()
+    with pytest.raises(RuntimeError), RunGuard(tmp_path / "old"):
+        raise RuntimeError("judge error")
+    assert (tmp_path / "old").is_dir()
+
+
 def test_a_second_run_into_the_same_folder_is_refused(tmp_path):
     with RunGuard(tmp_path):
         with pytest.raises(ConfigError) as raised:

@@ -13,7 +13,7 @@ from fakes import FakeJudge, JudgeCall, Reply, answer, as_json
 from programs import joined
 
 from localeval.judge import JudgeConfig
-from localeval.metrics import METRICS, Metric, MetricProgram, Score
+from localeval.metrics import Metric, MetricProgram, Score
 from localeval.metrics.claims import statement_calls
 from localeval.metrics.faithfulness import faithfulness
 from localeval.prompts import PromptLibrary
@@ -341,10 +341,3 @@ def test_usage_is_summed_per_sample_including_retries():
         Usage(calls=2, cached_calls=0, prompt_tokens=300, completion_tokens=40, seconds=1.5),
     ]
     assert view(results[0].scores["faithfulness"]) == (0.5, None, paris_evidence())
-
-
-def test_test_only_metrics_are_not_registered():
-    names = ("statement_count", "late_count", "verdict_first", "reversed", "asks_nothing", "tidy", "early", "late",
-             "constant", "none")
-    assert [name for name in names if name in METRICS] == []
-    assert METRICS["faithfulness"] is faithfulness

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from pathlib import Path
 
 import pytest
 from fakes import FakeJudge, JudgeCall, answer, as_json
@@ -265,6 +264,18 @@ def test_failures_that_greedy_decoding_would_repeat_are_cached(tmp_path, replies
     assert reloaded.calls == []
 
 
+@pytest.mark.parametrize("stale", ["judge_timeout", "judge_gone"])
+def test_a_cached_failure_that_is_not_a_repeatable_one_is_a_miss(tmp_path, stale):
+    """An edited or older cache file must not bring back a failure that would be retried, or an unknown reason."""
+    path = tmp_path / "judge_calls.jsonl"
+    executor(FakeJudge(["no json"]), CallCache(path)).run(SUPPORT, "en")
+    path.write_text(path.read_text(encoding="utf-8").replace("judge_unparseable", stale), encoding="utf-8")
+    judge = FakeJudge([SUPPORTED])
+    assert executor(judge, CallCache(path)).run(SUPPORT, "en").output == Verdict(reason="The context says so.",
+                                                                                verdict=1)
+    assert len(judge.calls) == 1
+
+
 @pytest.mark.parametrize(
     "other",
     [
@@ -378,11 +389,15 @@ def test_cache_keeps_line_separator_characters_inside_outputs(tmp_path):
     assert CallCache(path).get("a") == {"reason": "one\u2028two\x85three", "verdict": 1}
 
 
-def test_cache_without_a_file(tmp_path):
+def test_cache_without_a_file_keeps_calls_in_memory_and_writes_nothing(tmp_path, monkeypatch):
+    """Run from an empty folder: a default or relative cache file would appear in it."""
+    monkeypatch.chdir(tmp_path)
     cache = CallCache()
     cache.put("a", {"x": 1})
-    assert (len(cache), cache.get("a"), cache.get("b")) == (1, {"x": 1}, None)
-    assert list(Path(tmp_path).iterdir()) == []
+    assert (cache.path, len(cache), cache.get("a"), cache.get("b")) == (None, 1, {"x": 1}, None)
+    run = executor(FakeJudge([SUPPORTED]))  # its own cache, also without a file
+    assert [run.run(SUPPORT, "en").usage.cached for _ in range(2)] == [False, True]
+    assert list(tmp_path.iterdir()) == []
 
 
 # --- the judge's probability for a verdict -------------------------------------------------------

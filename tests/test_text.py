@@ -37,6 +37,31 @@ def test_english_abbreviations_do_not_end_sentences(text, expected):
     assert split_sentences(text) == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("The answer is no. It failed.", ["The answer is no.", "It failed."]),
+        ("Say no. Then leave.", ["Say no.", "Then leave."]),
+        ("See No. 5 for details.", ["See No. 5 for details."]),
+        ("Items no. 12 and Nos. 3 and 4 are sold. Others are not.",
+         ["Items no. 12 and Nos. 3 and 4 are sold.", "Others are not."]),
+    ],
+)
+def test_no_is_an_abbreviation_only_before_a_number(text, expected):
+    assert split_sentences(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("He lives in St. Louis. It is big.", ["He lives in St. Louis.", "It is big."]),
+        ("Acme Co. makes tools. They sell well.", ["Acme Co. makes tools.", "They sell well."]),
+    ],
+)
+def test_st_and_co_are_not_words_so_stay_abbreviations(text, expected):
+    assert split_sentences(text) == expected
+
+
 def test_english_decimals_do_not_end_sentences():
     assert split_sentences("Pi is about 3.14 and x is 3.5. Next.") == ["Pi is about 3.14 and x is 3.5.", "Next."]
 

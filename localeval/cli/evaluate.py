@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from localeval.calibration import Calibration
-from localeval.cli.judge_options import gpu_layers_option, n_ctx_option, threads_option
+from localeval.cli.judge_options import gpu_layers_option, judge_timeout_option, n_ctx_option, threads_option
 from localeval.criteria import Definitions, parse_named, read_definitions
 from localeval.dataset import RowError, parse_field_map
 from localeval.evaluation import EvaluationOptions, choose_for_dataset, load_dataset, rows_for, run_evaluation
@@ -19,7 +19,7 @@ from localeval.report import summary_table
 
 EXIT_JUDGE_FAILED = 3  # results written, but the judge failed on more than JUDGE_FAILURE_LIMIT of its scores
 EXIT_INTERRUPTED = 130
-_SHOWN_WARNINGS = 10
+_SHOWN_PROBLEMS = 10
 
 
 @click.command()
@@ -55,6 +55,7 @@ _SHOWN_WARNINGS = 10
 @n_ctx_option
 @threads_option
 @gpu_layers_option
+@judge_timeout_option
 @click.option("--seed", default=0, show_default=True, help="Judge sampling seed.")
 @click.option("--temperature", type=click.FloatRange(min=0.0), default=0.0, show_default=True,
               help="Judge temperature (0: greedy).")
@@ -64,10 +65,11 @@ def evaluate(data: Path, metric_list: str | None, judge: str | None, out: Path, 
              field_map: tuple[str, ...], lang: str, embedder: str | None, cross_encoder: Path | None,
              strictness: int, criterion_pairs: tuple[str, ...], rubric_pairs: tuple[str, ...],
              criteria_file: Path | None, calibration: Path | None, evidence_sentences: int, n_ctx: int,
-             threads: int | None, gpu_layers: int, seed: int, temperature: float, chat_template: Path | None) -> None:
+             threads: int | None, gpu_layers: int, judge_timeout: float | None, seed: int, temperature: float,
+             chat_template: Path | None) -> None:
     """Score DATA (JSONL, JSON or CSV) and write per-sample results, a summary and a manifest."""
     config = JudgeConfig(n_ctx=n_ctx, n_threads=threads, n_gpu_layers=gpu_layers, seed=seed,
-                         temperature=temperature, chat_template=chat_template)
+                         temperature=temperature, chat_template=chat_template, timeout=judge_timeout)
     requested = None if metric_list is None else tuple(filter(None, (name.strip() for name in metric_list.split(","))))
     user = read_definitions(criteria_file) if criteria_file else Definitions()
     user = user.merged(Definitions(parse_named(criterion_pairs, "criterion"), parse_named(rubric_pairs, "rubric")))
@@ -83,7 +85,7 @@ def evaluate(data: Path, metric_list: str | None, judge: str | None, out: Path, 
     samples = f"{len(dataset.samples)} sample{'' if len(dataset.samples) == 1 else 's'}"
     click.echo(f"{samples} from {data}; metrics: {', '.join(m.name for m in choice.chosen)}", err=True)
     _explain_skipped(choice.skipped)
-    _show_row_warnings(dataset.row_warnings)
+    _show_row_problems(dataset.row_errors, dataset.row_warnings)
     result = run_evaluation(options, dataset, choice.chosen, progress=_ProgressLine())
     click.echo(summary_table(result))
     click.echo(f"\nResults written to {out}/")
@@ -105,16 +107,22 @@ def _explain_skipped(skipped: dict[str, str]) -> None:
         click.echo(f"  also available with --metrics: {', '.join(optional)}", err=True)
 
 
-def _show_row_warnings(warnings: list[RowError]) -> None:
-    """Bad values that cost no row, since no chosen metric reads their field: the first few, then a count."""
-    if not warnings:
+def _show_row_problems(errors: list[RowError], warnings: list[RowError]) -> None:
+    """Bad values on stderr, the first few of each kind and a count, so 500 bad rows do not bury the table."""
+    rows = len({error.row for error in errors})
+    _show_first(errors, f"{rows} row{'' if rows == 1 else 's'} skipped for bad values", "row_errors")
+    _show_first(warnings, f"{len(warnings)} bad value{'' if len(warnings) == 1 else 's'} in fields that the chosen "
+                          "metrics do not read; those rows run without them", "row_warnings")
+
+
+def _show_first(problems: list[RowError], headline: str, summary_key: str) -> None:
+    if not problems:
         return
-    click.echo(f"Warning: {len(warnings)} bad value{'' if len(warnings) == 1 else 's'} in fields that the chosen "
-               f"metrics do not read; those rows run without them:", err=True)
-    for warning in warnings[:_SHOWN_WARNINGS]:
-        click.echo(f"  {warning}", err=True)
-    if len(warnings) > _SHOWN_WARNINGS:
-        click.echo(f"  ... and {len(warnings) - _SHOWN_WARNINGS} more (all in summary.json: row_warnings)", err=True)
+    click.echo(f"Warning: {headline}:", err=True)
+    for problem in problems[:_SHOWN_PROBLEMS]:
+        click.echo(f"  {problem}", err=True)
+    if len(problems) > _SHOWN_PROBLEMS:
+        click.echo(f"  ... and {len(problems) - _SHOWN_PROBLEMS} more (all in summary.json: {summary_key})", err=True)
 
 
 class _ProgressLine:

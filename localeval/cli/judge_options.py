@@ -12,3 +12,7 @@ threads_option = click.option("--threads", type=click.IntRange(min=1),
                               help="CPU threads for the judge (default: all available).")
 gpu_layers_option = click.option("--gpu-layers", default=0, show_default=True,
                                  help="Layers to offload to the GPU (-1: all).")
+judge_timeout_option = click.option("--judge-timeout", type=click.FloatRange(min=0.0, min_open=True),
+                                    metavar="SECONDS",
+                                    help="Stop a judge call still generating after SECONDS; its score is NaN "
+                                         "judge_timeout (default: no limit).")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from localeval.models import install, model_statuses, verify
+from localeval.models import VerifiedFolder, install, model_statuses, verify
 
 
 @click.group()
@@ -21,26 +21,34 @@ def list_models() -> None:
         marker = "*" if status.default else " "
         where = str(status.location) if status.location else f"not installed: {status.hint}"
         click.echo(f"{marker} {entry.name:<24}{entry.role:<10}{_size(entry.size):>9}  {entry.license:<12}{where}")
+        click.echo(f"    {entry.description}")
     click.echo("* default judge / embedder")
 
 
 @models.command("verify")
 @click.argument("path_or_name", required=False)
 def verify_model(path_or_name: str | None) -> None:
-    """Check a judge GGUF file or registry name (default: the default judge) without loading it."""
+    """Hash every byte of a judge GGUF file or registry model (default: the default judge) without loading it."""
     checked = verify(path_or_name)
-    info = checked.info
-    rows = [
-        ("File", str(checked.path)),
-        ("Size", f"{info.size:,} bytes"),
-        ("GGUF version", str(info.version)),
-        ("Architecture", info.architecture or "unknown"),
-        ("Model name", info.model_name or "unknown"),
-        ("Context length", str(info.context_length or "unknown")),
-        ("Chat template", "yes" if info.chat_template else "no"),
-        ("SHA-256", checked.sha256),
-        ("Registry entry", checked.entry.name if checked.entry else "none (a file the registry does not know)"),
-    ]
+    if isinstance(checked, VerifiedFolder):
+        rows = [
+            ("Folder", str(checked.path)),
+            ("Files", f"{checked.files}, {checked.size:,} bytes, each matching its sha256 in the registry"),
+            ("Registry entry", checked.entry.name),
+        ]
+    else:
+        info = checked.info
+        rows = [
+            ("File", str(checked.path)),
+            ("Size", f"{info.size:,} bytes"),
+            ("GGUF version", str(info.version)),
+            ("Architecture", info.architecture or "unknown"),
+            ("Model name", info.model_name or "unknown"),
+            ("Context length", str(info.context_length or "unknown")),
+            ("Chat template", "yes" if info.chat_template else "no"),
+            ("SHA-256", checked.sha256),
+            ("Registry entry", checked.entry.name if checked.entry else "none (a file the registry does not know)"),
+        ]
     for label, value in rows:
         click.echo(f"{label + ':':<16}{value}")
     click.echo("OK")

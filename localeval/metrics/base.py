@@ -16,6 +16,7 @@ from typing import Any
 
 from localeval.encoders import Embed, Similarity
 from localeval.metrics.options import MetricOptions
+from localeval.reasons import is_nan_reason
 from localeval.samples import Sample
 from localeval.steps import Call
 
@@ -34,6 +35,8 @@ class Score:
 
     @classmethod
     def nan(cls, reason: str, **evidence: Any) -> Score:
+        if not is_nan_reason(reason):
+            raise ValueError(f"'{reason}' is not a NaN reason listed in localeval/reasons.py")
         return cls(math.nan, reason, evidence)
 
     @property

@@ -26,4 +26,4 @@ def rubric_score(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS) -> Me
     source, rubric = rubric_for(sample, options)
     grade = yield Call.of("rubric", rubric=rubric, user_input=sample.user_input, response=sample.response,
                           reference=sample.reference or "")
-    return Score(float(grade.score), evidence={"rubric": source, "reason": grade.reason})
+    return Score(float(grade.score), evidence={"rubric": source, "rubric_text": rubric, "reason": grade.reason})

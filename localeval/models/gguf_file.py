@@ -246,12 +246,15 @@ def _read_tensor_end(reader: _Reader) -> int | None:
     return offset + elements // block_size * block_bytes
 
 
-def file_sha256(path: str | os.PathLike[str]) -> str:
-    """sha256 of a file, remembered by path, size and mtime so a 1 GB judge is hashed once."""
+def file_sha256(path: str | os.PathLike[str], remembered: bool = True) -> str:
+    """sha256 of a file, remembered by path, size and mtime so a 1 GB judge is hashed once per run.
+
+    `remembered=False` hashes every byte now: a file changed in place with its mtime restored fools the memo.
+    """
     path = Path(path).resolve()
     stat = path.stat()
     known = _read_cache().get(str(path))
-    if isinstance(known, dict) and (known.get("size"), known.get("mtime_ns")) == (stat.st_size, stat.st_mtime_ns):
+    if remembered and isinstance(known, dict) and (known.get("size"), known.get("mtime_ns")) == (stat.st_size, stat.st_mtime_ns):
         if isinstance(known.get("sha256"), str):
             return known["sha256"]
     with path.open("rb") as handle:

@@ -45,6 +45,16 @@ class VerifiedModel:
 
 
 @dataclass(frozen=True)
+class VerifiedFolder:
+    """What `localeval models verify` reports for a packaged embedder: every file of the folder checked."""
+
+    path: Path
+    entry: ModelEntry
+    files: int
+    size: int
+
+
+@dataclass(frozen=True)
 class ModelStatus:
     """One row of `localeval models list`: where the model is, or how to install it."""
 
@@ -57,19 +67,43 @@ class ModelStatus:
 def resolve_judge(name_or_path: str | None = None, registry: Registry | None = None) -> ResolvedModel:
     """A checked GGUF judge from a registry name, a file path, or (None) the default judge."""
     registry = registry or load_registry()
-    if name_or_path is not None and _looks_like_path(name_or_path):
+    name_or_path = name_or_path or registry.default_judge
+    if name_or_path not in registry.entries and looks_like_path(name_or_path):
         return _resolve_path(Path(name_or_path).expanduser(), registry)
-    entry = registry.get(name_or_path or registry.default_judge)
+    entry = _registry_entry(registry, name_or_path)
     if entry.role != "judge":
         raise ModelFileError(f"{entry.name} is an embedder, not a judge model")
     path = _judge_path(entry)
     return ResolvedModel(path, entry, check_gguf(path, entry.sha256, entry.size))
 
 
-def verify(name_or_path: str | None = None, registry: Registry | None = None) -> VerifiedModel:
-    """Resolve and check a judge, including its sha256 even when no registry entry asks for one."""
+def verify(name_or_path: str | None = None, registry: Registry | None = None) -> VerifiedModel | VerifiedFolder:
+    """`models verify`: a judge file or a packaged embedder folder, every byte hashed now, never a remembered digest."""
+    registry = registry or load_registry()
+    entry = registry.entries.get(name_or_path or "")
+    if entry is not None and entry.role == "embedder":
+        return _verify_folder(entry)
     resolved = resolve_judge(name_or_path, registry)
-    return VerifiedModel(resolved.path, resolved.entry, resolved.info, file_sha256(resolved.path))
+    digest = file_sha256(resolved.path, remembered=False)
+    if resolved.entry is not None and digest != resolved.entry.sha256:
+        raise ModelFileError(f"{resolved.path} has sha256 {digest}, but the registry expects "
+                             f"{resolved.entry.sha256}: the file is corrupt or a different model")
+    return VerifiedModel(resolved.path, resolved.entry, resolved.info, digest)
+
+
+def looks_like_path(text: str) -> bool:
+    """Only text shaped like a path names a file, so a stray folder in the working directory never replaces a model."""
+    separators = {os.sep, "/"} | ({os.altsep} if os.altsep else set())
+    return text.startswith(("~", ".")) or any(sep in text for sep in separators) or text.endswith(".gguf")
+
+
+def _registry_entry(registry: Registry, name: str) -> ModelEntry:
+    """The registry entry `name`; when a file of that name is here, say how to choose it instead."""
+    if name not in registry.entries and Path(name).exists():
+        known = ", ".join(sorted(registry.entries))
+        raise ModelFileError(f"{name!r} is not a registry model (known: {known}); to use the file or folder of that "
+                             f"name in this directory, write it as a path: ./{name}")
+    return registry.get(name)
 
 
 def install(name: str, progress: Progress | None = None, registry: Registry | None = None) -> Path:
@@ -126,12 +160,6 @@ def _status(entry: ModelEntry, registry: Registry) -> ModelStatus:
     return ModelStatus(entry, default, None, f"{path} is missing: {_reinstall(entry.packages)}")
 
 
-def _looks_like_path(text: str) -> bool:
-    """An existing path, or a string shaped like one, is a file; anything else is a registry name."""
-    separators = {os.sep, "/"} | ({os.altsep} if os.altsep else set())
-    return Path(text).expanduser().exists() or any(sep in text for sep in separators) or text.endswith(".gguf")
-
-
 def _resolve_path(path: Path, registry: Registry) -> ResolvedModel:
     """Check a user-given file and match it to the registry entry with the same size and sha256."""
     size = require_file(path)
@@ -164,16 +192,46 @@ def _package_path(entry: ModelEntry) -> Path:
 
 
 def _checked_dir(entry: ModelEntry) -> Path:
-    """A packaged model folder whose weights file matches the registry."""
+    """A packaged model folder whose weights file matches the registry (a remembered digest is enough here)."""
+    folder = _package_folder(entry)
+    weights = folder / str(entry.weights)
+    require_file(weights)
+    check_checksum(weights, entry.sha256, entry.size)
+    return folder
+
+
+def _verify_folder(entry: ModelEntry) -> VerifiedFolder:
+    """Every file the registry lists, hashed in full, and no file it does not list."""
+    folder = _package_folder(entry)
+    problems, size = [], 0
+    for relative, expected in sorted(entry.files.items()):
+        path = folder / relative
+        if not path.is_file():
+            problems.append(f"{relative} is missing")
+            continue
+        size += path.stat().st_size
+        if (actual := file_sha256(path, remembered=False)) != expected:
+            problems.append(f"{relative} has sha256 {actual}, the registry expects {expected}")
+    problems += [f"{relative} is not a file of this model" for relative in _folder_files(folder) - set(entry.files)]
+    if problems:
+        raise ModelFileError(f"{entry.name} ({folder}) does not match the registry: {'; '.join(problems)}. "
+                             f"{_reinstall(entry.packages).capitalize()}")
+    return VerifiedFolder(folder, entry, len(entry.files), size)
+
+
+def _package_folder(entry: ModelEntry) -> Path:
     folder = _package_path(entry)
     if not folder.is_dir():
         raise ModelFileError(
             f"{entry.packages[0]} is installed but has no folder {folder}: {_reinstall(entry.packages)}"
         )
-    weights = folder / str(entry.weights)
-    require_file(weights)
-    check_checksum(weights, entry.sha256, entry.size)
     return folder
+
+
+def _folder_files(folder: Path) -> set[str]:
+    """Relative paths of the folder's files, leaving out Python's byte-code caches."""
+    return {path.relative_to(folder).as_posix() for path in folder.rglob("*")
+            if path.is_file() and "__pycache__" not in path.parts}
 
 
 def _chunk_paths(entry: ModelEntry) -> list[Path]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +17,7 @@ SOURCES = ("chunks", "package_file", "package_dir")
 
 _REQUIRED = ("role", "description", "license", "upstream", "source", "packages", "sha256", "size")
 _OPTIONAL = ("file", "path", "weights")
+_OPTIONAL_OTHER = ("plumbing", "files")
 _NEEDED_BY_SOURCE = {"chunks": ("file",), "package_file": ("path",), "package_dir": ("path", "weights")}
 _PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([A-Za-z0-9.+!_-]+)$")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
@@ -38,6 +39,8 @@ class ModelEntry:
     file: str | None = None
     path: str | None = None
     weights: str | None = None
+    plumbing: bool = False  # a judge for tests of the machinery: its verdicts mean nothing
+    files: Mapping[str, str] = field(default_factory=dict, hash=False)  # package_dir: every file's sha256
 
     @property
     def pins(self) -> tuple[tuple[str, str], ...]:
@@ -106,7 +109,7 @@ def _entry(name: str, table: Any) -> ModelEntry:
     where = f"model {name!r}"
     if not isinstance(table, dict):
         raise ValueError(f"{where} must be a table")
-    _reject_unknown(table, _REQUIRED + _OPTIONAL, where)
+    _reject_unknown(table, _REQUIRED + _OPTIONAL + _OPTIONAL_OTHER, where)
     fields = {key: _text(table, key, where) for key in _REQUIRED if key not in ("packages", "size")}
     _choose(fields["role"], ROLES, f"{where}: role")
     _choose(fields["source"], SOURCES, f"{where}: source")
@@ -122,7 +125,27 @@ def _entry(name: str, table: Any) -> ModelEntry:
             raise ValueError(f"{where}: source {fields['source']!r} needs the field {key!r}")
     if fields["role"] == "judge" and "file" not in optional:
         raise ValueError(f"{where}: a judge needs the field 'file'")
-    return ModelEntry(name=name, packages=packages, size=size, **fields, **optional)
+    plumbing = table.get("plumbing", False)
+    if not isinstance(plumbing, bool):
+        raise ValueError(f"{where}: plumbing must be true or false")
+    files = _file_digests(table.get("files"), fields["source"], where)
+    if files and files.get(str(optional.get("weights"))) != fields["sha256"]:
+        raise ValueError(f"{where}: files must list the weights file {optional.get('weights')!r} with its sha256")
+    return ModelEntry(name=name, packages=packages, size=size, plumbing=plumbing, files=files, **fields, **optional)
+
+
+def _file_digests(value: Any, source: str, where: str) -> dict[str, str]:
+    """A packaged folder lists every file with its sha256, so `models verify` can check all of them."""
+    if source != "package_dir":
+        if value is not None:
+            raise ValueError(f"{where}: files is only for source 'package_dir'")
+        return {}
+    if not isinstance(value, dict) or not value:
+        raise ValueError(f"{where}: source 'package_dir' needs a files table of \"relative/path\" = \"sha256\"")
+    for relative, digest in value.items():
+        if not isinstance(digest, str) or not _SHA256.match(digest):
+            raise ValueError(f"{where}: files: {relative!r} needs a sha256 of 64 lowercase hex digits")
+    return dict(value)
 
 
 def _packages(value: Any, source: str, where: str) -> tuple[str, ...]:

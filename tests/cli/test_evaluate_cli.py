@@ -95,7 +95,9 @@ def test_bad_rows_are_reported_and_good_rows_still_run(tmp_path):
     result = run("evaluate", str(data), "--metrics", "faithfulness", "--judge", "smollm2-135m",
                  "--out", str(tmp_path / "out"), "--n-ctx", "4096")
     assert result.exit_code == 0, result.output
-    assert "line 2 (id bad): retrieved_contexts: expected a list of strings, got a string" in result.output
+    assert "line 2 (id bad): retrieved_contexts: expected a list of strings, got a string" in result.stderr
+    assert ("Warning: The judge smollm2-135m is for testing localeval itself (SmolLM2-135M-Instruct Q4_1: plumbing "
+            "tests only, its verdicts mean nothing): its scores say nothing about your data.") in result.stderr
     records = [json.loads(line) for line in (tmp_path / "out" / "samples.jsonl").read_text().splitlines()]
     assert [r["id"] for r in records] == ["good"]
 

@@ -6,6 +6,7 @@ No model loads here: the runs stop before any would, use model-free metrics, or 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -14,8 +15,9 @@ from conftest import write_jsonl
 from fakes import FakeJudge, as_json
 
 from localeval import evaluation
+from localeval.cli import evaluate as evaluate_command
 from localeval.cli import main
-from localeval.models import resolve_embedder_dir
+from localeval.models import ResolvedModel, resolve_embedder_dir
 from localeval.step_executor import StepExecutor
 
 GOOD_ROW = {"user_input": "What colour is the sky?", "response": "Blue.", "reference": "Blue.",
@@ -48,9 +50,10 @@ def judge_replying(monkeypatch: pytest.MonkeyPatch):
     """Install a FakeJudge in place of the GGUF judge that `evaluate` would check and load."""
 
     def install(judge: FakeJudge) -> FakeJudge:
-        def load(options, prompts, recheck=False):
+        def load(resolved, options, prompts, recheck=False):
             return StepExecutor(judge, "fake-judge", prompts, options.judge_config), {"name": "fake"}
 
+        monkeypatch.setattr(evaluation, "resolve_judge", lambda name: ResolvedModel(Path("fake.gguf"), None, None))
         monkeypatch.setattr(evaluation, "_load_judge", load)
         return judge
 
@@ -135,7 +138,7 @@ def test_a_non_text_rubric_costs_its_row_when_rubric_score_runs(tmp_path, judge_
     judge = judge_replying(FakeJudge([as_json({"reason": "Fine.", "score": 4})]))
     result = evaluate(data, tmp_path / "out", "--metrics", "rubric_score")
     assert result.exit_code == 0, result.output
-    assert "line 2 (id bad): rubric: expected a string, got a number" in result.stdout
+    assert "line 2 (id bad): rubric: expected a string, got a number" in result.stderr
     assert [json.loads(line)["id"] for line in (tmp_path / "out" / "samples.jsonl").open()] == ["good"]
     assert len(judge.calls) == 1
 
@@ -190,8 +193,9 @@ def test_a_bad_value_in_a_field_a_chosen_metric_reads_costs_the_row(tmp_path):
     ])
     result = evaluate(data, tmp_path / "out", "--metrics", "exact_match")
     assert result.exit_code == 0, result.output
-    assert "line 2 (id b): reference: expected a string, got a number" in result.stdout
-    assert "Warning" not in result.stderr
+    assert result.stderr.splitlines()[1:3] == ["Warning: 1 row skipped for bad values:",
+                                               "  line 2 (id b): reference: expected a string, got a number"]
+    assert "line 2" not in result.stdout and "1 row skipped for bad values" in result.stdout
     assert [json.loads(line)["id"] for line in (tmp_path / "out" / "samples.jsonl").open()] == ["a"]
 
 
@@ -201,3 +205,72 @@ def test_a_semicolon_csv_is_read(tmp_path):
     result = evaluate(data, tmp_path / "out", "--metrics", "exact_match")
     assert result.exit_code == 0, result.output
     assert json.loads((tmp_path / "out" / "samples.jsonl").read_text())["scores"] == {"exact_match": 1.0}
+
+
+# --- failures that come early and leave no mess ------------------------------------------------
+
+
+def test_row_errors_go_to_stderr_the_first_ten_then_a_count_and_all_to_the_summary(tmp_path):
+    rows = [{"id": f"bad{i}", "response": "Grey.", "reference": i} for i in range(15)] + [
+        {"id": "good", "response": "Blue.", "reference": "Blue."}]
+    result = evaluate(write_jsonl(tmp_path / "data.jsonl", rows), tmp_path / "out", "--metrics", "exact_match")
+    assert result.exit_code == 0, result.output
+    shown = [line for line in result.stderr.splitlines() if line.startswith("  line ")]
+    assert shown == [f"  line {i + 1} (id bad{i}): reference: expected a string, got a number" for i in range(10)]
+    assert "Warning: 15 rows skipped for bad values:" in result.stderr
+    assert "  ... and 5 more (all in summary.json: row_errors)" in result.stderr
+    assert "line " not in result.stdout
+    assert len(json.loads((tmp_path / "out" / "summary.json").read_text())["row_errors"]) == 15
+
+
+@pytest.mark.parametrize("judge", ["nothere.gguf", "no-such-model"])
+def test_a_failed_judge_lookup_leaves_no_results_folder(data, tmp_path, judge):
+    result = evaluate(data, tmp_path / "out", "--metrics", "faithfulness", "--judge", judge)
+    assert result.exit_code == 1 and "Error: " in result.stderr, result.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_existing_results_folder_is_kept_when_the_judge_lookup_fails(data, tmp_path):
+    (tmp_path / "out").mkdir()
+    evaluate(data, tmp_path / "out", "--metrics", "faithfulness", "--judge", "nothere.gguf")
+    assert (tmp_path / "out").is_dir()
+
+
+def no_judge_may_load(*args, **kwargs):
+    raise AssertionError("the judge was loaded before the results folder was checked")
+
+
+@pytest.mark.parametrize("out, message", [
+    ("a-file/results", "Error: Cannot create the results folder {out}: Not a directory"),
+    ("/proc/localeval-results", "Error: Cannot create the results folder {out}: "),
+])
+def test_an_out_that_cannot_be_written_fails_before_the_judge_loads(data, tmp_path, monkeypatch, out, message):
+    (tmp_path / "a-file").write_text("a file, not a folder")
+    out = out if out.startswith("/") else str(tmp_path / out)
+    monkeypatch.setattr(evaluation, "_load_judge", no_judge_may_load)
+    result = evaluate(data, Path(out), "--metrics", "faithfulness", "--judge", "smollm2-135m")
+    assert_refused(result, message.format(out=out))
+
+
+def test_results_that_cannot_be_saved_are_a_clear_error_and_the_judge_calls_are_kept(tmp_path, judge_replying,
+                                                                                    monkeypatch):
+    from localeval.results import RunResult
+
+    def disk_full(self, out_dir):
+        raise OSError(28, "No space left on device")
+
+    judge_replying(FakeJudge([as_json({"reason": "ok", "verdict": 1})] * 3))
+    monkeypatch.setattr(RunResult, "save", disk_full)
+    data = write_jsonl(tmp_path / "data.jsonl", [GOOD_ROW])
+    result = evaluate(data, tmp_path / "out", "--metrics", "context_recall")
+    assert_refused(result, f"Error: Could not write the results to {tmp_path / 'out'}: No space left on device. "
+                           f"The finished judge calls are kept in {tmp_path / 'out' / 'judge_calls.jsonl'}")
+
+
+def test_readme_lists_exactly_the_exit_codes_that_evaluate_uses():
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    start = readme.index("- **Exit codes**")
+    section = readme[start:readme.index("\n\n", start)]
+    codes = {int(code) for code in re.findall(r"`(\d+)`", section)}
+    # 1: an Error: line (LocalevalError); 2: click's usage errors
+    assert codes == {0, 1, 2, evaluate_command.EXIT_JUDGE_FAILED, evaluate_command.EXIT_INTERRUPTED}

@@ -26,20 +26,33 @@ def _run(*args: str):
     return CliRunner().invoke(main, ["models", *args])
 
 
-def test_list_shows_defaults_sizes_and_locations() -> None:
+def test_list_shows_defaults_sizes_locations_and_descriptions() -> None:
     result = _run("list")
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
     assert lines[0] == "  NAME                    ROLE           SIZE  LICENSE     LOCATION"
     assert lines[1].startswith("* qwen2.5-coder-1.5b      judge       1.12 GB  Apache-2.0  not installed: ")
-    assert lines[2] == (  # its chunk packages are part of the test setup, but not joined in this models folder
+    assert lines[2] == "    Qwen2.5-Coder-1.5B-Instruct Q4_K_M: the default judge"
+    assert lines[3] == (  # its chunk packages are part of the test setup, but not joined in this models folder
         "  qwen2.5-coder-0.5b      judge        491 MB  Apache-2.0  "
         "not installed: run `localeval models install qwen2.5-coder-0.5b`"
     )
-    assert lines[3] == f"  smollm2-135m            judge         98 MB  Apache-2.0  {SMOLLM2}"
-    assert lines[4] == f"* all-minilm-l6-v2        embedder      91 MB  Apache-2.0  {MINILM}"
+    assert lines[5:7] == [f"  smollm2-135m            judge         98 MB  Apache-2.0  {SMOLLM2}",
+                          "    SmolLM2-135M-Instruct Q4_1: plumbing tests only, its verdicts mean nothing"]
+    assert lines[7] == f"* all-minilm-l6-v2        embedder      91 MB  Apache-2.0  {MINILM}"
     assert lines[-1] == "* default judge / embedder"
-    assert len(lines) == 7
+    assert len(lines) == 12
+
+
+def test_verify_of_an_embedder_checks_every_file_of_its_folder() -> None:
+    result = _run("verify", "all-minilm-l6-v2")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == (
+        f"Folder:         {MINILM}\n"
+        "Files:          13, 91,618,861 bytes, each matching its sha256 in the registry\n"
+        "Registry entry: all-minilm-l6-v2\n"
+        "OK\n"
+    )
 
 
 def test_verify_prints_the_checked_file() -> None:

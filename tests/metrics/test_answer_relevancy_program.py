@@ -45,9 +45,8 @@ def run(generated: Questions, vectors: list[list[float]]) -> Score:
 def test_declaration():
     assert METRICS["answer_relevancy"] is answer_relevancy
     assert (answer_relevancy.name, answer_relevancy.required, answer_relevancy.steps, answer_relevancy.models,
-            answer_relevancy.score_range, answer_relevancy.description) == (
-        "answer_relevancy", ("user_input", "response"), ("questions",), ("judge", "embedder"), (0.0, 1.0),
-        "Mean cosine between the question and `strictness` questions the judge writes back from the response.")
+            answer_relevancy.score_range) == (
+        "answer_relevancy", ("user_input", "response"), ("questions",), ("judge", "embedder"), (0.0, 1.0))
 
 
 def test_call_asks_for_three_questions_by_default():

@@ -29,9 +29,8 @@ def score_for(similarity: float, options: MetricOptions = MetricOptions()) -> Sc
 def test_declaration():
     assert METRICS["answer_similarity"] is answer_similarity
     assert (answer_similarity.name, answer_similarity.required, answer_similarity.steps, answer_similarity.models,
-            answer_similarity.score_range, answer_similarity.description) == (
-        "answer_similarity", ("response", "reference"), (), ("embedder",), (0.0, 1.0),
-        "Cosine of the response's and the reference's embeddings, or the cross-encoder's score when one is given.")
+            answer_similarity.score_range) == (
+        "answer_similarity", ("response", "reference"), (), ("embedder",), (0.0, 1.0))
 
 
 def test_requests_one_pair_response_then_reference():

@@ -29,26 +29,20 @@ def verdicts(*flags: int) -> list[Verdict]:
     return [Verdict(reason=f"r{i}", verdict=v) for i, v in enumerate(flags, start=1)]
 
 
-@pytest.mark.parametrize(("declared", "name", "required", "steps", "description"), [
+@pytest.mark.parametrize(("declared", "name", "required", "steps"), [
     (context_precision, "context_precision", ("user_input", "retrieved_contexts", "reference"),
-     ("context_usefulness",),
-     "Average precision of the contexts' usefulness for arriving at the reference, over ranks."),
+     ("context_usefulness",)),
     (context_utilization, "context_utilization", ("user_input", "retrieved_contexts", "response"),
-     ("context_usefulness",), "Average precision of the contexts' usefulness for the response, over ranks "
-     "(reference-free)."),
+     ("context_usefulness",)),
     (context_recall, "context_recall", ("user_input", "retrieved_contexts", "reference"),
-     ("statements", "statement_support"),
-     "Expected share of the reference's statements that the retrieved contexts support: the mean P(supported)."),
-    (context_relevancy, "context_relevancy", ("user_input", "retrieved_contexts"), ("sentence_relevance",),
-     "Share of the contexts' sentences needed to answer the question (superseded by context_precision)."),
-    (context_entity_recall, "context_entity_recall", ("reference", "retrieved_contexts"), ("entities",),
-     "Share of the reference's entities found among the contexts' entities, after NFKC, case and space "
-     "normalisation."),
+     ("statements", "statement_support")),
+    (context_relevancy, "context_relevancy", ("user_input", "retrieved_contexts"), ("sentence_relevance",)),
+    (context_entity_recall, "context_entity_recall", ("reference", "retrieved_contexts"), ("entities",)),
 ])
-def test_declarations(declared, name, required, steps, description):
+def test_declarations(declared, name, required, steps):
     assert METRICS[name] is declared
-    assert (declared.name, declared.required, declared.steps, declared.models, declared.score_range,
-            declared.description) == (name, required, steps, ("judge",), (0.0, 1.0), description)
+    assert (declared.name, declared.required, declared.steps, declared.models, declared.score_range) == (
+        name, required, steps, ("judge",), (0.0, 1.0))
 
 
 # --- context_precision / context_utilization ---------------------------------------------------------------

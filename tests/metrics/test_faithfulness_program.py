@@ -31,9 +31,9 @@ def support(statement: str, contexts: tuple[str, ...] = CONTEXTS) -> Call:
 def test_declaration():
     assert METRICS["faithfulness"] is faithfulness
     assert (faithfulness.name, faithfulness.required, faithfulness.steps, faithfulness.models,
-            faithfulness.score_range, faithfulness.description) == (
+            faithfulness.score_range) == (
         "faithfulness", ("user_input", "response", "retrieved_contexts"), ("statements", "statement_support"),
-        ("judge",), (0.0, 1.0), "Expected share of the response's statements that the retrieved contexts support: the mean P(supported).")
+        ("judge",), (0.0, 1.0))
 
 
 @pytest.mark.parametrize("contexts", [(), ("",), ("  ", "\n")])

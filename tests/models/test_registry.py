@@ -35,6 +35,10 @@ weights = "model.safetensors"
 sha256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 size = 20
 packages = ["embedder-a==0.1"]
+
+[models."embedder-a".files]
+"model.safetensors" = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+"config.json" = "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41"
 """
 
 
@@ -109,8 +113,15 @@ def test_valid_custom_registry(tmp_path: Path) -> None:
         upstream="someone/embedder-a", source="package_dir", packages=("embedder-a==0.1",),
         sha256="53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db", size=20,
         path="embedder_a/model", weights="model.safetensors",
+        files={"model.safetensors": "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
+               "config.json": "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41"},
     )
     assert registry.default_name("judge") == "judge-a"
+    assert registry.get("judge-a").plumbing is False
+
+
+def test_the_shipped_plumbing_judge_is_marked() -> None:
+    assert [entry.name for entry in load_registry().entries.values() if entry.plumbing] == ["smollm2-135m"]
 
 
 def test_unknown_name_lists_known_ones(tmp_path: Path) -> None:
@@ -160,6 +171,16 @@ def test_invalid_toml(tmp_path: Path) -> None:
         ('default_judge = "judge-a"', 'default_judge = "embedder-a"', "default_judge 'embedder-a' has role 'embedder'"),
         ('default_embedder = "embedder-a"\n', '', "top level: missing or empty field 'default_embedder'"),
         ('default_judge', 'default_jugde', "top level: unknown field(s) default_jugde"),
+        ('file = "judge-a.gguf"\n', 'file = "judge-a.gguf"\nplumbing = "yes"\n',
+         "model 'judge-a': plumbing must be true or false"),
+        ('[models."embedder-a".files]', '[models."embedder-a".not_files]', "model 'embedder-a': unknown field(s) "
+                                                                         "not_files"),
+        ('"model.safetensors" = "53', '"weights.bin" = "53',
+         "model 'embedder-a': files must list the weights file 'model.safetensors' with its sha256"),
+        ('"config.json" = "953f', '"config.json" = "NOTHEX953f',
+         "model 'embedder-a': files: 'config.json' needs a sha256 of 64 lowercase hex digits"),
+        ('file = "judge-a.gguf"\n', 'file = "judge-a.gguf"\nfiles = {"a" = "b"}\n',
+         "model 'judge-a': files is only for source 'package_dir'"),
     ],
 )
 def test_malformed_registry_names_file_and_problem(tmp_path: Path, old: str, new: str, problem: str) -> None:
