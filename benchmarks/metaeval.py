@@ -1,11 +1,13 @@
 """Agreement with human labels from ../shared/metaeval, with the model-free floor beside every figure.
 
-    .venv/bin/python benchmarks/metaeval.py jhars [--limit N] [--judge NAME_OR_PATH] [--out DIR] [--floor-only]
+    .venv/bin/python benchmarks/metaeval.py jhars [--limit N | --first N] [--judge NAME_OR_PATH] [--out DIR] [--floor-only]
     .venv/bin/python benchmarks/metaeval.py uhgeval [--limit N] [--out DIR] [--floor-only]
     .venv/bin/python benchmarks/metaeval.py wikieval [--out DIR] [--floor-only] [--aspects faithfulness,...]
 
 --out keeps each run's results folder (and its judge-call cache) under DIR, so a stopped measurement
 resumes where it stopped and a finished one recomputes its figures without calling the judge again.
+jhars --limit N takes every unfaithful row, then faithful ones; --first N the first N rows in file
+order (so a stopped full run's finished rows can be compared without new judge calls).
 --evidence-sentences N makes the judge read only the N context sentences that cover each statement
 best (0: every context, as shipped).
 
@@ -73,7 +75,7 @@ def _progress(step: str, done: int, total: int) -> None:
 
 
 def jhars(limit: int | None, judge: str | None, out: Path | None, floor_only: bool, evidence: int,
-          save: Path | None) -> None:
+          save: Path | None, first: int | None = None) -> None:
     rows = [r for r in _read("jhars_dev.jsonl") if r["label"]["faithful"] is not None]
     print("JHARS floor on all rows:")
     _print_jhars(rows, {"floor (bigram coverage)": _floor_scores(rows)})
@@ -82,12 +84,15 @@ def jhars(limit: int | None, judge: str | None, out: Path | None, floor_only: bo
     if limit:
         negatives = [r for r in rows if not r["label"]["faithful"]]
         rows = negatives + [r for r in rows if r["label"]["faithful"]][:max(0, limit - len(negatives))]
+    elif first:
+        rows = rows[:first]
     results = score_rows(rows, judge, out, "jhars", evidence_sentences=evidence)
     nan = [r for r, res in zip(rows, results) if math.isnan(res["score"])]
     kept = [(r, res["evidence"]["statements"]) for r, res in zip(rows, results) if not math.isnan(res["score"])]
     print(f"JHARS judged: {len(kept)} rows scored, {len(nan)} NaN")
     rows = [r for r, _ in kept]
-    selection = f"--limit {limit}: every unfaithful row, then faithful ones in file order" if limit else "all"
+    selection = (f"--limit {limit}: every unfaithful row, then faithful ones in file order" if limit
+                 else f"the first {first} in file order" if first else "all")
     statements = _with_cross_validated(rows, [st for _, st in kept], "ja", save,
                                        f"{selection}; {_settings(judge, evidence)}")
     _print_jhars(rows, {"floor (bigram coverage)": _floor_scores(rows),
@@ -283,7 +288,9 @@ def _read(name: str) -> list[dict]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("dataset", choices=["jhars", "uhgeval", "wikieval"])
-    parser.add_argument("--limit", type=int)
+    limits = parser.add_mutually_exclusive_group()
+    limits.add_argument("--limit", type=int)
+    limits.add_argument("--first", type=int, help="jhars: the first N rows in file order")
     parser.add_argument("--judge")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--floor-only", action="store_true", help="only the model-free floor: no judge, seconds")
@@ -293,7 +300,8 @@ def main() -> None:
                         help=f"wikieval: which aspects (default: {','.join(WIKIEVAL_METRICS)})")
     args = parser.parse_args()
     if args.dataset == "jhars":
-        jhars(args.limit, args.judge, args.out, args.floor_only, args.evidence_sentences, args.save_calibration)
+        jhars(args.limit, args.judge, args.out, args.floor_only, args.evidence_sentences, args.save_calibration,
+              args.first)
     elif args.dataset == "uhgeval":
         uhgeval(args.limit, args.judge, args.out, args.floor_only, args.evidence_sentences, args.save_calibration)
     else:
