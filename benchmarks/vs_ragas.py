@@ -164,9 +164,14 @@ def embedding_server(port: int) -> ThreadingHTTPServer:
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             texts = [body["input"]] if isinstance(body["input"], str) else body["input"]
+            vectors: list[np.ndarray] = [np.empty(0)] * len(texts)
+            langs = [detect_language(text) for text in texts]
             with lock:
-                vectors = [np.asarray(pool(detect_language(text)).embed([text])[0], dtype=np.float32)
-                           for text in texts]
+                for lang in set(langs):  # one batch per language, as localeval's runner embeds
+                    positions = [i for i, text_lang in enumerate(langs) if text_lang == lang]
+                    embedded = pool(lang).embed([texts[i] for i in positions])
+                    for i, vector in zip(positions, embedded):
+                        vectors[i] = np.asarray(vector, dtype=np.float32)
             as_base64 = body.get("encoding_format") == "base64"
             data = [{"object": "embedding", "index": i,
                      "embedding": base64.b64encode(v.tobytes()).decode() if as_base64 else v.tolist()}
@@ -220,9 +225,8 @@ class Tally:
 class Worker:
     """A child process that answers one JSON line with one JSON line."""
 
-    def __init__(self, command: list[str], env: dict[str, str] | None = None):
-        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                                        env=env, cwd=ROOT)
+    def __init__(self, command: list[str]):
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT)
 
     def ask(self, request: Any) -> dict[str, Any]:
         self.process.stdin.write(json.dumps(request, ensure_ascii=False) + "\n")
