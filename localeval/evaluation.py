@@ -17,11 +17,11 @@ from localeval.criteria import Definitions
 from localeval.dataset import Dataset, read_dataset
 from localeval.encoders import CrossEncoderScorer, Encoders, embedder_spec, load_embedder, require_cross_encoder
 from localeval.errors import ConfigError, DatasetError
-from localeval.judge import GGUFJudge, JudgeConfig
+from localeval.judge import GGUFJudge, JudgeConfig, check_gpu_offload
 from localeval.judge_check import ensure_judge_runs
 from localeval.metrics import Metric
 from localeval.metrics.options import MetricOptions
-from localeval.metrics.selection import MetricChoice, choose_metrics
+from localeval.metrics.selection import MetricChoice, choose_metrics, require_a_runnable_metric
 from localeval.models import ResolvedModel, file_sha256, resolve_judge
 from localeval.prompts import PromptLibrary
 from localeval.results import RunResult
@@ -61,13 +61,25 @@ def sample_language(sample: Sample, lang: str = "auto") -> str:
 
 
 def choose_for_dataset(options: EvaluationOptions, dataset: Dataset) -> MetricChoice:
-    present = {name for sample in dataset.samples for name in FIELDS if sample.has(name)}
-    return choose_metrics(options.metrics, present, options.definitions.criteria)
+    return choose_metrics(options.metrics, _present_fields(dataset), options.definitions.criteria)
 
 
 def rows_for(dataset: Dataset, metrics: list[Metric]) -> Dataset:
-    """The rows the metrics can use: a bad value costs its row only in a field that one of them reads."""
-    return _require_rows(dataset.checked_for({name for metric in metrics for name in metric.reads}))
+    """The rows the metrics can use: a bad value costs its row only in a field that one of them reads.
+
+    The fields that made the metrics eligible may have been only in rows that this costs, so they are checked again.
+    """
+    usable = _require_rows(dataset.checked_for({name for metric in metrics for name in metric.reads}))
+    if usable is not dataset:
+        try:
+            require_a_runnable_metric(metrics, _present_fields(usable), rows="the rows without bad values have")
+        except ConfigError as error:
+            raise ConfigError(f"{error} The first row skipped: {usable.row_errors[0]}") from None
+    return usable
+
+
+def _present_fields(dataset: Dataset) -> set[str]:
+    return {name for sample in dataset.samples for name in FIELDS if sample.has(name)}
 
 
 def run_evaluation(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric],
@@ -151,6 +163,7 @@ def _load_judge(resolved: ResolvedModel, options: EvaluationOptions, prompts: Pr
     `recheck`: the previous run into the folder crashed, so a remembered check no longer counts.
     """
     entry, info = resolved.entry, resolved.info
+    check_gpu_offload(options.judge_config.n_gpu_layers)
     sha256 = file_sha256(resolved.path)
     config = ensure_judge_runs(resolved.path, sha256, options.judge_config, trust_remembered=not recheck)
     judge = GGUFJudge(resolved.path, config)

@@ -12,9 +12,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
-from localeval.errors import ModelFileError
-
-Message = dict[str, str]
+from localeval.chat_template import ChatTemplate, Message, tokenize_segments
+from localeval.errors import ConfigError, ModelFileError
 
 
 @dataclass(frozen=True)
@@ -73,9 +72,9 @@ class GGUFJudge:
     config: JudgeConfig = field(default_factory=JudgeConfig)
 
     def __post_init__(self) -> None:
-        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
-
         from localeval._grammar_sampling import GrammarCheckedLlama
+
+        check_gpu_offload(self.config.n_gpu_layers)
 
         try:
             with _weight_repacking(self.config.weight_repacking):
@@ -86,10 +85,10 @@ class GGUFJudge:
         except (ValueError, RuntimeError) as error:
             raise ModelFileError(f"llama.cpp could not load {self.path}: {error}") from None
         self.n_ctx = self._llm.n_ctx()
-        template = self._chat_template()
         model = self._llm._model
-        self._formatter = Jinja2ChatFormatter(template=template, eos_token=model.token_get_text(model.token_eos()),
-                                              bos_token=model.token_get_text(model.token_bos()))
+        self._template = ChatTemplate(self._chat_template(), bos_token=model.token_get_text(model.token_bos()),
+                                      eos_token=model.token_get_text(model.token_eos()),
+                                      origin=str(self.config.chat_template or self.path))
 
     def _chat_template(self) -> str:
         if self.config.chat_template is not None:
@@ -104,9 +103,10 @@ class GGUFJudge:
         return template
 
     def prompt_tokens(self, messages: list[Message]) -> list[int]:
-        prompt = self._formatter(messages=messages).prompt
-        # The template writes the special tokens (BOS, turn markers) itself.
-        return self._llm.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
+        """The template writes BOS and the turn markers itself; text in the messages never becomes one."""
+        return tokenize_segments(self._template.segments(messages),
+                                 lambda text, special: self._llm.tokenize(text.encode("utf-8"), add_bos=False,
+                                                                          special=special))
 
     def generate(self, messages: list[Message], schema: dict[str, Any], max_tokens: int,
                  seed: int, temperature: float) -> Generation:
@@ -132,6 +132,18 @@ class GGUFJudge:
                           completion_tokens=usage["completion_tokens"], seconds=seconds,
                           truncated=choice["finish_reason"] == "length",
                           choice_probabilities=tuple(sampler.choice_probabilities) if sampler else ())
+
+
+def check_gpu_offload(n_gpu_layers: int) -> None:
+    """A CPU build ignores n_gpu_layers without a word; a user who asked for the GPU should hear so."""
+    from localeval.system import llama_build
+
+    if n_gpu_layers < -1:
+        raise ConfigError(f"--gpu-layers {n_gpu_layers}: give a number of layers, 0 for none or -1 for all")
+    if n_gpu_layers and not llama_build().gpu_offload:
+        raise ConfigError(f"--gpu-layers {n_gpu_layers}: this llama-cpp-python is a CPU build, with no GPU offload. "
+                          'Rebuild it for the GPU (CMAKE_ARGS="-DGGML_CUDA=on" scripts/setup.sh), '
+                          "or leave --gpu-layers out to run on the CPU.")
 
 
 class _Deadline:

@@ -10,8 +10,9 @@ n_ctx_option = click.option("--n-ctx", type=click.IntRange(min=MIN_N_CTX), defau
                             help=f"Judge context window in tokens (at least {MIN_N_CTX}).")
 threads_option = click.option("--threads", type=click.IntRange(min=1),
                               help="CPU threads for the judge (default: all available).")
-gpu_layers_option = click.option("--gpu-layers", default=0, show_default=True,
-                                 help="Layers to offload to the GPU (-1: all).")
+gpu_layers_option = click.option("--gpu-layers", type=click.IntRange(min=-1), default=0, show_default=True,
+                                 help="Judge layers to offload to the GPU: 0 none, -1 all (needs a GPU build "
+                                      "of llama-cpp-python; see README).")
 judge_timeout_option = click.option("--judge-timeout", type=click.FloatRange(min=0.0, min_open=True),
                                     metavar="SECONDS",
                                     help="Stop a judge call still generating after SECONDS; its score is NaN "

@@ -56,9 +56,7 @@ def choose_metrics(requested: Iterable[str] | None, present_fields: set[str],
             raise ConfigError(f"Unknown metric(s): {', '.join(unknown)}. Run `localeval metrics` to list them; "
                               f"a new criterion needs --criterion NAME=DEFINITION.")
         chosen = [known[name] for name in names]
-        if all(_lacking(metric, present_fields) for metric in chosen):
-            reasons = "; ".join(f"{m.name}: {_lacking(m, present_fields)}" for m in chosen)
-            raise ConfigError(f"No chosen metric can run on this dataset ({reasons}); every score would be NaN.")
+        require_a_runnable_metric(chosen, present_fields)
         return MetricChoice(chosen)
     chosen, skipped = [], {}
     for name in expand(REQUIRED_SUITE, criteria):
@@ -77,7 +75,15 @@ def choose_metrics(requested: Iterable[str] | None, present_fields: set[str],
     return MetricChoice(chosen, skipped)
 
 
-def _lacking(metric: Metric, present_fields: set[str]) -> str | None:
+def require_a_runnable_metric(metrics: list[Metric], present_fields: set[str],
+                              rows: str = "the dataset has") -> None:
+    """A run where every score would be NaN for want of a field is refused rather than reported as done."""
+    if all(_lacking(metric, present_fields, rows) for metric in metrics):
+        reasons = "; ".join(f"{m.name}: {_lacking(m, present_fields, rows)}" for m in metrics)
+        raise ConfigError(f"No chosen metric can run on this dataset ({reasons}); every score would be NaN.")
+
+
+def _lacking(metric: Metric, present_fields: set[str], rows: str = "the dataset has") -> str | None:
     """Why no row can feed the metric (a field it requires that no row has), or None."""
     missing = [name for name in metric.required if name not in present_fields]
-    return f"the dataset has no {', '.join(missing)}" if missing else None
+    return f"{rows} no {', '.join(missing)}" if missing else None

@@ -19,6 +19,7 @@ from localeval.cli import evaluate as evaluate_command
 from localeval.cli import main
 from localeval.models import ResolvedModel, resolve_embedder_dir
 from localeval.step_executor import StepExecutor
+from localeval.system import llama_build
 
 GOOD_ROW = {"user_input": "What colour is the sky?", "response": "Blue.", "reference": "Blue.",
             "retrieved_contexts": ["The sky is blue."]}
@@ -77,6 +78,15 @@ def test_metrics_that_no_row_can_feed_are_an_error(tmp_path):
     result = evaluate(data, tmp_path / "out", "--metrics", "exact_match")
     assert_refused(result, "Error: No chosen metric can run on this dataset (exact_match: the dataset has no "
                            "reference); every score would be NaN.")
+    assert not (tmp_path / "out").exists()
+
+
+def test_metrics_whose_fields_are_only_in_rows_with_bad_values_are_an_error(tmp_path):
+    data = write_jsonl(tmp_path / "data.jsonl", [{"response": "A.", "reference": 5}, {"reference": "A."}])
+    result = evaluate(data, tmp_path / "out", "--metrics", "exact_match")
+    assert_refused(result, "Error: No chosen metric can run on this dataset (exact_match: the rows without bad "
+                           "values have no response); every score would be NaN.")
+    assert "NaN. The first row skipped: line 1: reference: expected a string, got a number" in result.stderr
     assert not (tmp_path / "out").exists()
 
 
@@ -147,6 +157,7 @@ def test_a_non_text_rubric_costs_its_row_when_rubric_score_runs(tmp_path, judge_
     ("--n-ctx", "0", "Invalid value for '--n-ctx': 0 is not in the range x>=512."),
     ("--threads", "0", "Invalid value for '--threads': 0 is not in the range x>=1."),
     ("--temperature", "-1", "Invalid value for '--temperature': -1.0 is not in the range x>=0.0."),
+    ("--gpu-layers", "-2", "Invalid value for '--gpu-layers': -2 is not in the range x>=-1."),
 ])
 def test_judge_settings_out_of_range_are_usage_errors(data, tmp_path, option, value, message):
     result = evaluate(data, tmp_path / "out", option, value)
@@ -160,6 +171,16 @@ def test_judge_settings_out_of_range_are_usage_errors(data, tmp_path, option, va
 def test_other_judge_commands_check_the_same_ranges(command):
     result = CliRunner().invoke(main, command)
     assert result.exit_code == 2 and "is not in the range" in result.stderr, result.output
+
+
+@pytest.mark.skipif(llama_build().gpu_offload, reason="this llama-cpp-python is a GPU build")
+def test_gpu_layers_on_a_cpu_build_is_refused_before_the_judge_loads(data, tmp_path, monkeypatch):
+    monkeypatch.setattr(evaluation, "ensure_judge_runs", no_judge_may_load)
+    result = evaluate(data, tmp_path / "out", "--metrics", "faithfulness", "--judge", "smollm2-135m",
+                      "--gpu-layers", "-1")
+    assert_refused(result, "Error: --gpu-layers -1: this llama-cpp-python is a CPU build, with no GPU offload. "
+                           'Rebuild it for the GPU (CMAKE_ARGS="-DGGML_CUDA=on" scripts/setup.sh)')
+    assert not (tmp_path / "out").exists()
 
 
 def test_a_bi_encoder_is_refused_as_cross_encoder_before_any_model_loads(data, tmp_path):
