@@ -43,7 +43,8 @@ class ChatTemplate:
             self._formatter = Jinja2ChatFormatter(template=source, eos_token=eos_token, bos_token=bos_token)
         except jinja2.TemplateError as error:
             raise ModelFileError(f"The chat template of {origin} is not valid Jinja: {error}") from None
-        self.segments([{"role": "system", "content": "x"}, {"role": "user", "content": "x"}])  # fail at load, not mid-run
+        # A template that cannot render fails now, at load, rather than on the first judge call.
+        self.segments([{"role": "system", "content": "x"}, {"role": "user", "content": "x"}])
 
     def render(self, messages: list[Message]) -> str:
         """The prompt as one string, the way the model was trained to read it."""

@@ -19,19 +19,21 @@ from localeval.encoders import CrossEncoderScorer, Encoders, embedder_spec, load
 from localeval.errors import ConfigError, DatasetError
 from localeval.judge import GGUFJudge, JudgeConfig, check_gpu_offload
 from localeval.judge_check import ensure_judge_runs
-from localeval.metrics import Metric
+from localeval.metrics import Metric, Score
 from localeval.metrics.options import MetricOptions
 from localeval.metrics.selection import MetricChoice, choose_metrics, require_a_runnable_metric
 from localeval.models import ResolvedModel, file_sha256, resolve_judge
 from localeval.prompts import PromptLibrary
-from localeval.results import RunResult
+from localeval.results import FORMAT_VERSION, RunResult, sample_record, save_manifest, scores_from_record
 from localeval.run_guard import RunGuard, UnfinishedRun
-from localeval.runner import Progress, run_metrics
+from localeval.runner import Progress, SampleScores, run_metrics
+from localeval.sample_log import FINGERPRINT_KEY, SampleLog, fingerprint
 from localeval.samples import FIELDS, Sample
 from localeval.step_executor import CallCache, StepExecutor
 from localeval.text import detect_language
 
 CALL_CACHE_FILE = "judge_calls.jsonl"
+DEFAULT_BATCH = 16
 log = logging.getLogger("localeval")
 _VERSIONED_PACKAGES = ("localeval", "llama-cpp-python", "sentence-transformers", "torch", "numpy", "pydantic", "click")
 
@@ -51,6 +53,9 @@ class EvaluationOptions:
     definitions: Definitions = field(default_factory=Definitions)  # the user's criteria and rubrics
     metric_options: MetricOptions = field(default_factory=MetricOptions)
     calibration: Calibration | None = None  # P(supported) for every language; None: the shipped one per language
+    # Samples scored together. Within a batch each judge step runs for every sample in a row, so the step's
+    # instruction stays in the KV cache; a finished batch is written to samples.jsonl at once.
+    batch_size: int = DEFAULT_BATCH
 
 
 def sample_language(sample: Sample, lang: str = "auto") -> str:
@@ -123,23 +128,88 @@ def _run(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric], pr
     encoders = None
     if any("embedder" in metric.models for metric in metrics):
         encoders = EncoderPool(options.embedder, options.cross_encoder)
-    samples = run_metrics(dataset.samples, metrics, executor, lambda sample: sample_language(sample, options.lang),
-                          progress, encoders=encoders, options=metric_options)
-    interrupted = any(score.reason == "interrupted" for result in samples for score in result.scores.values())
     manifest = _manifest(options, dataset, metrics, prompts, steps, used_langs, judge_manifest)
     manifest["calibration"] = {lang: {"name": c.name, "fitted_on": c.fitted_on, "weights": c.weights, "bias": c.bias}
                                for lang, c in calibrations.items()}
-    manifest["encoders"] = encoders.manifest() if encoders else {}
     manifest["languages"] = dict(Counter(langs))
-    result = RunResult([m.name for m in metrics], samples, dataset.row_errors, manifest, interrupted,
+    manifest[FINGERPRINT_KEY] = fingerprint(_fingerprint_settings(manifest, options, definitions))
+    scored = _score_streaming(options, dataset, metrics, manifest, executor, encoders, metric_options, progress)
+    manifest["encoders"] = encoders.manifest() if encoders else {}
+    interrupted = any(score.reason == "interrupted" for result in scored for score in result.scores.values())
+    result = RunResult([m.name for m in metrics], scored, dataset.row_errors, manifest, interrupted,
                        dataset.row_warnings)
-    try:
-        result.save(options.out)
-    except OSError as error:
-        kept = (f" The finished judge calls are kept in {options.out / CALL_CACHE_FILE}: rerun the same command "
-                "once the folder is fixed, and they are not paid again.") if executor else ""
-        raise ConfigError(f"Could not write the results to {options.out}: {error.strerror or error}.{kept}") from None
+    _save(result, options.out, executor)
     return result
+
+
+def _score_streaming(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric], manifest: dict[str, Any],
+                     executor: StepExecutor | None, encoders: EncoderPool | None, metric_options: MetricOptions,
+                     progress: Progress | None) -> list[SampleScores]:
+    """Score `batch_size` samples at a time, appending each to samples.jsonl as its batch finishes.
+
+    Samples that an earlier run into the folder finished, under the same fingerprint, are taken as they are.
+    """
+    sample_log = SampleLog(options.out)
+    try:
+        reused = sample_log.reusable(manifest[FINGERPRINT_KEY], [sample.id for sample in dataset.samples])
+        save_manifest(options.out, manifest)
+    except OSError as error:
+        raise _unwritable(options.out, error, executor) from None
+    if reused:
+        log.warning("Resuming: %d of %d samples are already scored.", len(reused), len(dataset.samples))
+    scored = {sample.id: scores_from_record(record, sample)
+              for sample in dataset.samples if (record := reused.get(sample.id))}
+    todo = [sample for sample in dataset.samples if sample.id not in reused]
+    try:
+        for start in range(0, len(todo), options.batch_size):
+            batch = run_metrics(todo[start:start + options.batch_size], metrics, executor,
+                                lambda sample: sample_language(sample, options.lang), progress,
+                                encoders=encoders, options=metric_options)
+            for result in batch:
+                scored[result.sample.id] = result
+                if not _was_interrupted(result):
+                    sample_log.append(sample_record(result))
+            sample_log.sync()
+            if any(_was_interrupted(result) for result in batch):
+                break
+    except OSError as error:
+        raise _unwritable(options.out, error, executor) from None
+    finally:
+        sample_log.close()
+    not_started = {metric.name: Score.nan("interrupted") for metric in metrics}
+    return [scored.get(sample.id) or SampleScores(sample, sample_language(sample, options.lang), dict(not_started))
+            for sample in dataset.samples]
+
+
+def _was_interrupted(result: SampleScores) -> bool:
+    return any(score.reason == "interrupted" for score in result.scores.values())
+
+
+def _fingerprint_settings(manifest: dict[str, Any], options: EvaluationOptions,
+                          definitions: dict[str, Definitions]) -> dict[str, Any]:
+    """What decides a sample's record: the manifest less what varies between identical runs, plus the inputs."""
+    settings = {key: value for key, value in manifest.items() if key not in ("created", "dataset", "encoders")}
+    if judge := manifest["judge"]:
+        config = {key: value for key, value in judge.get("config", {}).items() if key != "n_threads"}
+        settings["judge"] = {"sha256": judge.get("sha256"), "config": config}
+    settings["dataset_sha256"] = file_sha256(options.data)
+    settings["inputs"] = {"field_map": options.field_map, "embedder": options.embedder,
+                          "cross_encoder": options.cross_encoder, "definitions": definitions,
+                          "metric_options": options.metric_options, "format_version": FORMAT_VERSION}
+    return settings
+
+
+def _save(result: RunResult, out: Path, executor: StepExecutor | None) -> None:
+    try:
+        result.save(out)
+    except OSError as error:
+        raise _unwritable(out, error, executor) from None
+
+
+def _unwritable(out: Path, error: OSError, executor: StepExecutor | None) -> ConfigError:
+    kept = (f" The finished judge calls are kept in {out / CALL_CACHE_FILE}: rerun the same command "
+            "once the folder is fixed, and they are not paid again.") if executor else ""
+    return ConfigError(f"Could not write the results to {out}: {error.strerror or error}.{kept}")
 
 
 def load_dataset(options: EvaluationOptions) -> Dataset:

@@ -9,15 +9,19 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from localeval.dataset import RowError
+from localeval.metrics import Score
 from localeval.runner import SampleScores, Usage
+from localeval.samples import Sample
 
 FORMAT_VERSION = 1
+SCORE_DIGITS = 6  # decimals kept in samples.jsonl
 SAMPLES_FILE, SUMMARY_FILE, MANIFEST_FILE = "samples.jsonl", "summary.json", "manifest.json"
 
 
@@ -67,16 +71,20 @@ class RunResult:
 
     def save(self, out_dir: Path) -> None:
         out_dir.mkdir(parents=True, exist_ok=True)
-        with (out_dir / SAMPLES_FILE).open("w", encoding="utf-8") as file:
-            for result in self.samples:
-                file.write(json.dumps(sample_record(result), ensure_ascii=False) + "\n")
+        lines = (json.dumps(sample_record(result), ensure_ascii=False) + "\n" for result in self.samples)
+        write_atomically(out_dir / SAMPLES_FILE, "".join(lines))
         _write_json(out_dir / SUMMARY_FILE, self.summary_dict())
-        _write_json(out_dir / MANIFEST_FILE, {"format_version": FORMAT_VERSION, **self.manifest})
+        save_manifest(out_dir, self.manifest)
+
+
+def save_manifest(out_dir: Path, manifest: dict[str, Any]) -> None:
+    _write_json(out_dir / MANIFEST_FILE, {"format_version": FORMAT_VERSION, **manifest})
 
 
 def summarize(samples: list[SampleScores], metric: str) -> MetricSummary:
     scores = [result.scores[metric] for result in samples if metric in result.scores]
-    values = [score.value for score in scores if not score.is_nan]
+    # As recorded in samples.jsonl, so that a resumed run's summary is the same as a fresh run's.
+    values = [round(score.value, SCORE_DIGITS) for score in scores if not score.is_nan]
     reasons = Counter(score.reason for score in scores if score.is_nan)
     mean = sum(values) / len(values) if values else math.nan
     return MetricSummary(mean, len(values), len(scores) - len(values), dict(sorted(reasons.items())))
@@ -92,13 +100,32 @@ def sample_record(result: SampleScores) -> dict[str, Any]:
         "nan_reasons": {name: score.reason for name, score in result.scores.items() if score.is_nan},
         "evidence": {name: score.evidence for name, score in result.scores.items() if score.evidence},
         "judge": {**vars(result.usage), "seconds": round(result.usage.seconds, 3)},
+        **({"inputs_cut": result.inputs_cut} if result.inputs_cut else {}),
     }
+
+
+def scores_from_record(record: dict[str, Any], sample: Sample) -> SampleScores:
+    """A finished sample read back from samples.jsonl; the judge calls that produced it count as reused."""
+    reasons, evidence = record.get("nan_reasons", {}), record.get("evidence", {})
+    scores = {name: Score(math.nan if value is None else value, reasons.get(name), evidence.get(name, {}))
+              for name, value in record["scores"].items()}
+    judge = record.get("judge", {})
+    return SampleScores(sample, record["lang"], scores,
+                        Usage(cached_calls=judge.get("calls", 0) + judge.get("cached_calls", 0)),
+                        record.get("inputs_cut", []))
 
 
 def _json_float(value: float) -> float | None:
     """JSON has no NaN: a missing score is null, and its reason sits next to it."""
-    return None if math.isnan(value) else round(value, 6)
+    return None if math.isnan(value) else round(value, SCORE_DIGITS)
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:
-    path.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    write_atomically(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Replace the file whole: a crash while writing leaves the old one, never half of the new."""
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(text, encoding="utf-8")
+    os.replace(temporary, path)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from localeval.encoders import Embed, Encoders, Similarity
 from localeval.metrics import Metric, MetricProgram, Score
@@ -49,6 +50,7 @@ class SampleScores:
     lang: str
     scores: dict[str, Score] = field(default_factory=dict)
     usage: Usage = field(default_factory=Usage)
+    inputs_cut: list[dict[str, Any]] = field(default_factory=list)  # what fitting prompts into the window left out
 
 
 @dataclass
@@ -112,6 +114,8 @@ def _run_round(tasks: list[_Task], results: list[SampleScores], executor: StepEx
                     raise RuntimeError(f"step '{step}' needs a judge, but none was loaded")
                 outcome = executor.run(call, results[index].lang)
                 results[index].usage.add(outcome.usage)
+                if outcome.cut:
+                    results[index].inputs_cut.append({"step": step, **outcome.cut.as_dict()})
                 outcomes[(index, call)] = outcome
             if progress:
                 progress(step, done, len(requests))

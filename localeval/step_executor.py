@@ -1,22 +1,28 @@
 """Running one judge step: prompt rendering, the JSON grammar, tolerant parsing, retries and caching.
 
 Every way a call can fail ends as a reason code, never as an exception: `context_overflow`,
-`judge_truncated`, `judge_unparseable`, `judge_invalid`, `judge_timeout`, `judge_error`.
+`judge_truncated`, `judge_unparseable`, `judge_invalid`, `judge_timeout`, `judge_error`. A prompt too long
+for the window is first cut down the way its step declares (localeval/fitting.py); `context_overflow`
+is left for a step that has no such way, or whose fixed part alone does not fit.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from localeval.fitting import Cut, input_chars, shrink
 from localeval.judge import ContextOverflow, Generation, Judge, JudgeConfig
-from localeval.prompts import PromptLibrary
+from localeval.prompts import PromptLibrary, PromptTemplate
 from localeval.steps import STEPS, Call, Step
+from localeval.steps.base import StepInput
+
+FIT_TRIES = 6  # prompts tokenized while cutting an input down; each costs a tokenization, not an evaluation
 
 
 @dataclass(frozen=True)
@@ -36,6 +42,7 @@ class StepOutcome:
     failure: str | None = None
     detail: str | None = None
     usage: CallUsage = CallUsage()
+    cut: Cut | None = None  # what fitting the prompt into the window left out of the input
 
 
 def parse_json_answer(text: str) -> Any | None:
@@ -108,14 +115,42 @@ class StepExecutor:
         schema, budget = step.json_schema(inputs), step.token_budget(inputs)
         messages = template.messages(inputs)
         key = _call_key(self.judge_id, call.step, messages, seed, temperature, schema, budget)
-        if (cached := _from_cache(step, self.cache.get(key))) is not None:
+        if (cached := _from_cache(step, self.cache.get(key), self.judge.n_ctx)) is not None:
             return cached
-        outcome = self._generate(step, messages, schema, budget, seed, temperature)
+        try:
+            outcome = self._generate(step, messages, schema, budget, seed, temperature)
+        except ContextOverflow as overflow:
+            outcome = self._fitted(step, template, inputs, budget, seed, temperature, overflow)
+        # A cut depends on the window, so an answer to a cut prompt is reused only for the same window.
+        window = {"cut": outcome.cut.as_dict(), "n_ctx": self.judge.n_ctx} if outcome.cut else {}
         if outcome.output is not None:
-            self.cache.put(key, {"output": outcome.output.model_dump(mode="json", exclude_none=True)})
+            self.cache.put(key, {"output": outcome.output.model_dump(mode="json", exclude_none=True), **window})
         elif outcome.failure in _REPEATABLE_FAILURES:
-            self.cache.put(key, {"failure": outcome.failure, "detail": outcome.detail})
+            self.cache.put(key, {"failure": outcome.failure, "detail": outcome.detail, **window})
         return outcome
+
+    def _fitted(self, step: Step, template: PromptTemplate, inputs: dict[str, StepInput], budget: int, seed: int,
+                temperature: float, overflow: ContextOverflow) -> StepOutcome:
+        """The call with the step's fitting input cut down until the prompt fits the window."""
+        detail = (f"prompt needs {overflow.prompt_tokens} tokens plus {budget} for the answer; "
+                  f"context is {self.judge.n_ctx}")
+        if step.fit is None:
+            return StepOutcome(None, "context_overflow", detail + f"; step '{step.name}' has no input it may cut")
+        room = self.judge.n_ctx - budget
+        tried = [(input_chars(inputs[step.fit.input_name]), overflow.prompt_tokens)]
+        for _ in range(FIT_TRIES):
+            max_chars = _next_size(tried, room)
+            if max_chars <= 0:
+                break
+            fitted, cut = shrink(step.fit, inputs, max_chars)
+            try:
+                outcome = self._generate(step, template.messages(fitted), step.json_schema(fitted),
+                                         step.token_budget(fitted), seed, temperature)
+            except ContextOverflow as again:
+                tried.append((cut.kept_chars, again.prompt_tokens))
+                continue
+            return replace(outcome, cut=cut)
+        return StepOutcome(None, "context_overflow", f"{detail}; even cut to {step.fit.describe()}, it did not fit")
 
     def _sampling(self, vote: int) -> tuple[int, float]:
         if vote == 0:
@@ -129,13 +164,11 @@ class StepExecutor:
         for attempt, max_tokens in enumerate((budget, budget * 2)):
             try:
                 generation = self.judge.generate(messages, schema, max_tokens, seed, temperature)
-            except ContextOverflow as overflow:
-                if attempt:
-                    return StepOutcome(None, "judge_truncated", f"answer exceeded {budget} tokens; "
-                                       f"no room for {max_tokens} in a context of {self.judge.n_ctx}", usage)
-                detail = (f"prompt needs {overflow.prompt_tokens} tokens plus {max_tokens} for the answer; "
-                          f"context is {self.judge.n_ctx}")
-                return StepOutcome(None, "context_overflow", detail, usage)
+            except ContextOverflow:
+                if not attempt:
+                    raise  # the prompt itself does not fit: the caller cuts it down
+                return StepOutcome(None, "judge_truncated", f"answer exceeded {budget} tokens; "
+                                   f"no room for {max_tokens} in a context of {self.judge.n_ctx}", usage)
             except TimeoutError as error:
                 return StepOutcome(None, "judge_timeout", str(error), usage)
             except Exception as error:  # a judge failure must cost one score, not the run
@@ -148,14 +181,29 @@ class StepExecutor:
         return StepOutcome(None, "judge_truncated", f"answer exceeded {budget * 2} tokens", usage)
 
 
-def _from_cache(step: Step, entry: Any) -> StepOutcome | None:
-    """The cached outcome, or None for a miss, including an entry that no longer fits the step's schema."""
-    if not isinstance(entry, dict):
+def _next_size(tried: list[tuple[int, int]], room: int) -> int:
+    """Characters to keep next, from the (characters, prompt tokens) tried so far: a line through the last two
+    (the prompt's fixed part is its intercept), or, after one try, as if every token came from the input."""
+    chars, tokens = tried[-1]
+    if len(tried) > 1 and tried[-2][0] != chars and tried[-2][1] > tokens:
+        per_char = (tried[-2][1] - tokens) / (tried[-2][0] - chars)
+        fixed = tokens - per_char * chars
+        estimate = (room - fixed) / per_char
+    else:
+        estimate = room * chars / tokens
+    return min(int(estimate * 0.97), int(chars * 0.9))
+
+
+def _from_cache(step: Step, entry: Any, n_ctx: int) -> StepOutcome | None:
+    """The cached outcome, or None for a miss, including an entry that no longer fits the step's schema
+    and an answer to a prompt cut for another window."""
+    if not isinstance(entry, dict) or entry.get("n_ctx", n_ctx) != n_ctx:
         return None
+    cut = Cut.from_dict(entry["cut"]) if "cut" in entry else None
     if entry.get("failure") in _REPEATABLE_FAILURES:
-        return StepOutcome(None, entry["failure"], entry.get("detail"), CallUsage(cached=True))
+        return StepOutcome(None, entry["failure"], entry.get("detail"), CallUsage(cached=True), cut)
     try:
-        return StepOutcome(step.output.model_validate(entry.get("output")), usage=CallUsage(cached=True))
+        return StepOutcome(step.output.model_validate(entry.get("output")), usage=CallUsage(cached=True), cut=cut)
     except ValidationError:
         return None
 

@@ -110,11 +110,50 @@ def test_judge_timeout():
     assert executor(judge).run(SUPPORT, "en") == StepOutcome(None, "judge_timeout", "no answer after 60 s")
 
 
-def test_context_overflow():
-    judge = FakeJudge([ContextOverflow(5000, 160, 4096)], n_ctx=4096)
-    assert executor(judge).run(SUPPORT, "en") == StepOutcome(
-        None, "context_overflow", "prompt needs 5000 tokens plus 160 for the answer; context is 4096")
-    assert len(judge.calls) == 1
+def overflowing_past(limit: int):
+    """A judge whose window holds `limit` characters of prompt (a stand-in for its tokens)."""
+    def respond(call: JudgeCall):
+        size = sum(len(m["content"]) for m in call.messages)
+        return ContextOverflow(size, call.max_tokens, limit) if size > limit else SUPPORTED
+    return respond
+
+
+def test_a_prompt_too_long_is_cut_to_the_window_and_the_cut_recorded():
+    contexts = [f"Sentence {i} is about topic {i}." for i in range(400)] + ["Paris is the capital of France."]
+    call = Call.of("statement_support", retrieved_contexts=contexts, statement="Paris is in France.")
+    full = sum(len(m["content"]) for m in PromptLibrary().get("statement_support", "en").messages(call.input_dict()))
+    judge = FakeJudge(respond=overflowing_past(full // 2), n_ctx=full // 2 + 160)
+    outcome = executor(judge).run(call, "en")
+    assert outcome.output == Verdict(reason="The context says so.", verdict=1)
+    assert outcome.cut.input_name == "retrieved_contexts"
+    assert outcome.cut.kept_chars < outcome.cut.total_chars == sum(map(len, contexts))
+    assert "Paris is the capital of France." in judge.calls[-1].last_user  # the sentence that matters stayed
+    assert 2 <= len(judge.calls) <= 7  # each try before the last costs a tokenization, not an evaluation
+
+
+def test_a_fitted_answer_is_reused_only_for_the_same_window(tmp_path):
+    contexts = [f"Sentence {i} is about topic {i}." for i in range(400)]
+    call = Call.of("statement_support", retrieved_contexts=contexts, statement="Topic 7.")
+    cache = CallCache(tmp_path / "calls.jsonl")
+    executor(FakeJudge(respond=overflowing_past(6000), n_ctx=6160), cache).run(call, "en")
+    same = FakeJudge(n_ctx=6160)
+    assert executor(same, CallCache(tmp_path / "calls.jsonl")).run(call, "en").cut.input_name == "retrieved_contexts"
+    assert same.calls == []
+    wider = FakeJudge(respond=overflowing_past(9000), n_ctx=9160)
+    executor(wider, CallCache(tmp_path / "calls.jsonl")).run(call, "en")
+    assert wider.calls
+
+
+def test_context_overflow_where_even_the_fixed_part_does_not_fit():
+    judge = FakeJudge(respond=overflowing_past(100), n_ctx=260)
+    run = executor(judge)
+    outcome = run.run(SUPPORT, "en")
+    assert outcome.failure == "context_overflow"
+    assert outcome.detail.startswith("prompt needs 2131 tokens plus 160 for the answer; context is 260; ")
+    assert outcome.detail.endswith("even cut to retrieved_contexts: the sentences closest to statement, it did not fit")
+    tries = len(judge.calls)
+    assert run.run(SUPPORT, "en").failure == "context_overflow"
+    assert len(judge.calls) == 2 * tries and len(run.cache) == 0  # a larger window may fit it: never cached
 
 
 def test_keyboard_interrupt_is_not_swallowed():
@@ -229,8 +268,8 @@ def test_identical_calls_hit_the_cache():
 
 @pytest.mark.parametrize(
     "fault",
-    [TimeoutError("slow"), RuntimeError("GPU lost"), ContextOverflow(5000, 160, 4096)],
-    ids=["judge_timeout", "judge_error", "context_overflow"],
+    [TimeoutError("slow"), RuntimeError("GPU lost")],
+    ids=["judge_timeout", "judge_error"],
 )
 def test_failures_that_depend_on_the_machine_are_not_cached(fault):
     judge = FakeJudge([fault, SUPPORTED])

@@ -11,7 +11,8 @@ from localeval.calibration import Calibration
 from localeval.cli.judge_options import gpu_layers_option, judge_timeout_option, n_ctx_option, threads_option
 from localeval.criteria import Definitions, parse_named, read_definitions
 from localeval.dataset import RowError, parse_field_map
-from localeval.evaluation import EvaluationOptions, choose_for_dataset, load_dataset, rows_for, run_evaluation
+from localeval.evaluation import (DEFAULT_BATCH, EvaluationOptions, choose_for_dataset, load_dataset, rows_for,
+                                  run_evaluation)
 from localeval.judge import JudgeConfig
 from localeval.metrics.options import MetricOptions
 from localeval.outcome import judge_failures
@@ -29,7 +30,11 @@ _SHOWN_PROBLEMS = 10
                    "suite, where the data has the fields). `localeval metrics` lists them.")
 @click.option("--judge", help="Judge GGUF: a file path or a registry name (default: the registry's default judge).")
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("results"), show_default=True,
-              help="Results folder; rerunning into the same folder reuses finished judge calls.")
+              help="Results folder, written as samples finish; rerunning into it reuses finished samples and "
+                   "judge calls.")
+@click.option("--batch-size", type=click.IntRange(min=1), default=DEFAULT_BATCH, show_default=True,
+              help="Samples scored together: more keeps each step's prompt in the judge's cache longer, fewer "
+                   "writes finished samples sooner.")
 @click.option("--prompts", "prompts_dir", type=click.Path(path_type=Path), help="Folder overriding any prompt files.")
 @click.option("--map", "field_map", multiple=True, metavar="SOURCE=TARGET", help="Rename a dataset column to a field.")
 @click.option("--lang", type=click.Choice(["auto", "en", "ja", "zh"]), default="auto", show_default=True,
@@ -66,7 +71,7 @@ def evaluate(data: Path, metric_list: str | None, judge: str | None, out: Path, 
              strictness: int, criterion_pairs: tuple[str, ...], rubric_pairs: tuple[str, ...],
              criteria_file: Path | None, calibration: Path | None, evidence_sentences: int, n_ctx: int,
              threads: int | None, gpu_layers: int, judge_timeout: float | None, seed: int, temperature: float,
-             chat_template: Path | None) -> None:
+             chat_template: Path | None, batch_size: int) -> None:
     """Score DATA (JSONL, JSON or CSV) and write per-sample results, a summary and a manifest."""
     config = JudgeConfig(n_ctx=n_ctx, n_threads=threads, n_gpu_layers=gpu_layers, seed=seed,
                          temperature=temperature, chat_template=chat_template, timeout=judge_timeout)
@@ -76,6 +81,7 @@ def evaluate(data: Path, metric_list: str | None, judge: str | None, out: Path, 
     options = EvaluationOptions(data=data, out=out, metrics=requested, judge=judge, judge_config=config,
                                 prompts_dir=prompts_dir, field_map=parse_field_map(field_map), lang=lang,
                                 embedder=embedder, cross_encoder=cross_encoder, definitions=user,
+                                batch_size=batch_size,
                                 metric_options=MetricOptions(strictness=strictness,
                                                              evidence_sentences=evidence_sentences),
                                 calibration=Calibration.load(calibration) if calibration else None)

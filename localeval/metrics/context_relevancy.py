@@ -8,6 +8,10 @@ from localeval.samples import Sample
 from localeval.steps import Call
 from localeval.text import split_sentences
 
+# The judge marks a context's sentences in groups of at most this many, so that a context of any length
+# fits the window; a group of 64 typical sentences takes about 2,000 tokens.
+SENTENCES_PER_CALL = 64
+
 
 @metric("context_relevancy", required=("user_input", "retrieved_contexts"),
         steps=("sentence_relevance",), models=("judge",))
@@ -21,8 +25,10 @@ def context_relevancy(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS) 
     per_context = [sentences for sentences in per_context if sentences]
     if not per_context:
         return Score.nan("empty_contexts")
-    marked = yield [Call.of("sentence_relevance", user_input=sample.user_input, sentences=s) for s in per_context]
-    pairs = [(s, v) for sentences, m in zip(per_context, marked) for s, v in zip(sentences, m.verdicts)]
+    groups = [sentences[i:i + SENTENCES_PER_CALL] for sentences in per_context
+              for i in range(0, len(sentences), SENTENCES_PER_CALL)]
+    marked = yield [Call.of("sentence_relevance", user_input=sample.user_input, sentences=g) for g in groups]
+    pairs = [(s, v) for group, m in zip(groups, marked) for s, v in zip(group, m.verdicts)]
     extracted = [s for s, v in pairs if v]
     return Score(fraction(len(extracted), len(pairs)),
                  evidence={"extracted": extracted, "sentences": len(pairs), "note": "superseded by context_precision"})

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import copy
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
 
-StepInput = str | Sequence[str]
+from localeval.fitting import Fit, StepInput
+
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,7 @@ class Step:
     description: str
     aligned: Aligned | None = None
     restates: Restates | None = None
+    fit: Fit | None = None  # the input cut down when the prompt does not fit the window
 
     def json_schema(self, inputs: Mapping[str, StepInput] | None = None) -> dict[str, Any]:
         schema = self.output.model_json_schema()

@@ -4,6 +4,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
+from localeval.fitting import Fit
 from localeval.steps.base import Step
 
 
@@ -17,4 +18,5 @@ ENTITIES = Step(
     output=Entities,
     max_tokens=400,
     description="List the names, places, organisations, dates and numbers in a text, as written.",
+    fit=Fit("text"),
 )

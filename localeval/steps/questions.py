@@ -4,6 +4,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from localeval.fitting import Fit
 from localeval.steps.base import Aligned, Step
 
 
@@ -24,4 +25,5 @@ QUESTIONS = Step(
     description="Write `count` different questions that the response answers, each with a noncommittal flag.",
     # One call writes all the questions, so the judge sees the earlier ones and varies the later ones.
     aligned=Aligned(input_name="count", output_field="questions", tokens_per_item=70),
+    fit=Fit("response"),
 )

@@ -4,6 +4,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from localeval.fitting import Fit
 from localeval.steps.base import Step
 
 
@@ -18,4 +19,5 @@ RUBRIC = Step(
     output=RubricGrade,
     max_tokens=200,
     description="Grade the response 1-5 against the rubric. Short reason, then the score.",
+    fit=Fit("response", query=("user_input", "reference")),
 )

@@ -9,6 +9,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
+from localeval.fitting import Fit
 from localeval.steps.base import Restates, Step
 
 Statement = Annotated[str, Field(min_length=1, max_length=300)]
@@ -27,4 +28,5 @@ STATEMENTS = Step(
     # No statement is longer than its sentence plus resolved names; 3 tokens per character of the
     # sentence leave room for several statements in Japanese, where a character is about one token.
     restates=Restates(input_name="sentence", output_field="statements", factor=1.0, slack=40, tokens_per_char=3),
+    fit=Fit("text", query=("sentence",)),
 )

@@ -4,6 +4,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
+from localeval.fitting import Fit
 from localeval.steps.base import Aligned, Step
 
 
@@ -22,6 +23,7 @@ SUMMARY_QUESTIONS = Step(
     output=KeyphraseQuestions,
     max_tokens=700,
     description="Pick the text's keyphrases and write yes/no questions about them that the text answers with yes.",
+    fit=Fit("text"),
 )
 
 SUMMARY_ANSWERS = Step(
@@ -31,4 +33,5 @@ SUMMARY_ANSWERS = Step(
     max_tokens=16,
     description="For each numbered question, 1 if the summary answers it with yes, else 0.",
     aligned=Aligned(input_name="questions", output_field="answers", tokens_per_item=3),
+    fit=Fit("summary", query=("questions",)),
 )

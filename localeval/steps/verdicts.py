@@ -5,6 +5,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 from pydantic.json_schema import SkipJsonSchema
 
+from localeval.fitting import Fit
 from localeval.steps.base import Step
 
 
@@ -23,6 +24,7 @@ STATEMENT_SUPPORT = Step(
     output=Verdict,
     max_tokens=160,
     description="Does the context support the statement? Short reason, then verdict 1 or 0.",
+    fit=Fit("retrieved_contexts", query=("statement",)),
 )
 
 CONTEXT_USEFULNESS = Step(
@@ -31,6 +33,7 @@ CONTEXT_USEFULNESS = Step(
     output=Verdict,
     max_tokens=160,
     description="Does this one context contain information the answer uses? Short reason, then verdict 1 or 0.",
+    fit=Fit("context", query=("user_input", "answer")),
 )
 
 class CritiqueAnswer(BaseModel):
@@ -51,4 +54,5 @@ CRITIQUE = Step(
     output=CritiqueAnswer,
     max_tokens=160,
     description="Answer the criterion's yes/no question about the response, then give a short reason.",
+    fit=Fit("retrieved_contexts", query=("user_input", "response")),
 )

@@ -116,9 +116,24 @@ def test_missing_field_gives_nan_for_that_row_only(tmp_path):
     assert "faithfulness" not in records["full"]["nan_reasons"] or records["full"]["nan_reasons"]["faithfulness"] != "missing_field:retrieved_contexts"
 
 
-def test_context_overflow_is_a_nan_not_a_crash(tmp_path):
+def test_a_context_longer_than_the_window_is_cut_to_fit_and_the_cut_recorded(tmp_path):
     data = write_jsonl(tmp_path / "data.jsonl", [
         {"id": "long", "user_input": "Summarise.", "response": "It is long.", "retrieved_contexts": ["word " * 3000]},
+    ])
+    result = run("evaluate", str(data), "--metrics", "faithfulness", "--judge", "smollm2-135m",
+                 "--out", str(tmp_path / "out"), "--n-ctx", "1024")
+    assert result.exit_code == 0, result.output
+    record = json.loads((tmp_path / "out" / "samples.jsonl").read_text())
+    assert record["scores"]["faithfulness"] is not None
+    assert record["inputs_cut"], "the cut is recorded"
+    for cut in record["inputs_cut"]:  # one per statement judged
+        assert cut["step"] == "statement_support" and cut["input"] == "retrieved_contexts"
+        assert 0 < cut["kept_chars"] < cut["total_chars"] == 15000 and cut["total_sentences"] == 1
+
+
+def test_a_prompt_whose_fixed_part_overflows_is_a_nan_not_a_crash(tmp_path):
+    data = write_jsonl(tmp_path / "data.jsonl", [
+        {"id": "long", "user_input": "Summarise.", "response": "Long " * 400 + ".", "retrieved_contexts": ["A."]},
     ])
     result = run("evaluate", str(data), "--metrics", "faithfulness", "--judge", "smollm2-135m",
                  "--out", str(tmp_path / "out"), "--n-ctx", "1024")
@@ -126,7 +141,7 @@ def test_context_overflow_is_a_nan_not_a_crash(tmp_path):
     record = json.loads((tmp_path / "out" / "samples.jsonl").read_text())
     assert record["scores"] == {"faithfulness": None}
     assert record["nan_reasons"] == {"faithfulness": "context_overflow"}
-    assert record["evidence"]["faithfulness"]["step"] == "statement_support"
+    assert record["evidence"]["faithfulness"]["step"] == "statements"
 
 
 @pytest.mark.parametrize("args, message", [
