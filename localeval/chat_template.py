@@ -13,8 +13,9 @@ template, with special tokens off.
 
 from __future__ import annotations
 
+import hashlib
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from localeval.errors import ModelFileError
@@ -39,6 +40,7 @@ class ChatTemplate:
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
         self.origin = origin
+        self.sha256 = hashlib.sha256(source.encode("utf-8")).hexdigest()
         try:
             self._formatter = Jinja2ChatFormatter(template=source, eos_token=eos_token, bos_token=bos_token)
         except jinja2.TemplateError as error:
@@ -75,17 +77,21 @@ class ChatTemplate:
             pieces += [Segment(before, True), Segment(contents[marker], False)]
             rest = rest_after
         pieces.append(Segment(rest, True))
+        if any(marker in piece.text for piece in pieces if piece.is_template for marker in markers):
+            raise ModelFileError(f"The chat template of {self.origin} writes a message's content more than once. "
+                                 "Give a template that does not with --chat-template FILE.")
         return [piece for piece in pieces if piece.text]
 
 
-def tokenize_segments(segments: list[Segment], tokenize: Tokenize) -> list[int]:
+def tokenize_segments(segments: list[Segment], tokenize: Tokenize, control_texts: Collection[str]) -> list[int]:
     """Template text may contain control tokens; message contents never do.
 
-    Clean contents (the usual case) are tokenized with the template in one pass, exactly as the model saw
-    its training data; tokenizing pieces apart can change the tokens where a piece ends mid-word.
+    Contents that spell no control token (the usual case) are tokenized with the template in one pass,
+    exactly as the model saw its training data; tokenizing pieces apart can change the tokens where a
+    piece ends mid-word.
     """
     contents = [segment.text for segment in segments if not segment.is_template]
-    if all(tokenize(text, True) == tokenize(text, False) for text in contents):
+    if not any(control in text for text in contents for control in control_texts):
         return tokenize("".join(segment.text for segment in segments), True)
     tokens: list[int] = []
     for segment in segments:

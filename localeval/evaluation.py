@@ -79,7 +79,8 @@ def rows_for(dataset: Dataset, metrics: list[Metric]) -> Dataset:
         try:
             require_a_runnable_metric(metrics, _present_fields(usable), rows="the rows without bad values have")
         except ConfigError as error:
-            raise ConfigError(f"{error} The first row skipped: {usable.row_errors[0]}") from None
+            dropped = next(e for e in usable.row_errors if e not in dataset.row_errors)
+            raise ConfigError(f"{error} The first row skipped for a bad value: {dropped}") from None
     return usable
 
 
@@ -135,7 +136,7 @@ def _run(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric], pr
     manifest[FINGERPRINT_KEY] = fingerprint(_fingerprint_settings(manifest, options, definitions))
     scored = _score_streaming(options, dataset, metrics, manifest, executor, encoders, metric_options, progress)
     manifest["encoders"] = encoders.manifest() if encoders else {}
-    interrupted = any(score.reason == "interrupted" for result in scored for score in result.scores.values())
+    interrupted = any(_was_interrupted(result) for result in scored)
     result = RunResult([m.name for m in metrics], scored, dataset.row_errors, manifest, interrupted,
                        dataset.row_warnings)
     _save(result, options.out, executor)
@@ -172,6 +173,8 @@ def _score_streaming(options: EvaluationOptions, dataset: Dataset, metrics: list
             sample_log.sync()
             if any(_was_interrupted(result) for result in batch):
                 break
+    except KeyboardInterrupt:
+        pass  # between batches: the samples not started are NaN interrupted below, and the results saved
     except OSError as error:
         raise _unwritable(options.out, error, executor) from None
     finally:
@@ -188,10 +191,13 @@ def _was_interrupted(result: SampleScores) -> bool:
 def _fingerprint_settings(manifest: dict[str, Any], options: EvaluationOptions,
                           definitions: dict[str, Definitions]) -> dict[str, Any]:
     """What decides a sample's record: the manifest less what varies between identical runs, plus the inputs."""
-    settings = {key: value for key, value in manifest.items() if key not in ("created", "dataset", "encoders")}
+    settings = {key: value for key, value in manifest.items()
+                if key not in ("created", "dataset", "encoders", "prompts")}
+    settings["prompts"] = {name: prompt["sha256"] for name, prompt in manifest["prompts"].items()}
     if judge := manifest["judge"]:
         config = {key: value for key, value in judge.get("config", {}).items() if key != "n_threads"}
-        settings["judge"] = {"sha256": judge.get("sha256"), "config": config}
+        settings["judge"] = {"sha256": judge.get("sha256"), "chat_template_sha256": judge.get("chat_template_sha256"),
+                             "config": config}
     settings["dataset_sha256"] = file_sha256(options.data)
     settings["inputs"] = {"field_map": options.field_map, "embedder": options.embedder,
                           "cross_encoder": options.cross_encoder, "definitions": definitions,
@@ -238,11 +244,14 @@ def _load_judge(resolved: ResolvedModel, options: EvaluationOptions, prompts: Pr
     config = ensure_judge_runs(resolved.path, sha256, options.judge_config, trust_remembered=not recheck)
     judge = GGUFJudge(resolved.path, config)
     cache = CallCache(options.out / CALL_CACHE_FILE)
+    # A template given with --chat-template changes every prompt, so it is part of the judge's identity.
+    template = f":template:{judge.template_sha256}" if config.chat_template else ""
     manifest = {"path": str(resolved.path), "name": entry.name if entry else None, "sha256": sha256,
                 "size": info.size, "architecture": info.architecture,
                 "chat_template": str(config.chat_template or "from GGUF metadata"),
+                "chat_template_sha256": judge.template_sha256,
                 "config": {**vars(config), "chat_template": None, "n_threads": config.threads(), "n_ctx": judge.n_ctx}}
-    return StepExecutor(judge, sha256, prompts, config, cache), manifest
+    return StepExecutor(judge, sha256 + template, prompts, config, cache), manifest
 
 
 class EncoderPool:

@@ -72,7 +72,9 @@ def shrink(fit: Fit, inputs: Mapping[str, StepInput], max_chars: int) -> tuple[d
         best = order[0]
         truncated = (best, sentences[best][1][:max_chars - len(GAP) - 1] + GAP)
         kept.add(best)
-    rebuilt = _rebuild(passages, sentences, kept, truncated)
+    rebuilt = [passage if all(i in kept for i, (p, _) in enumerate(sentences) if p == number) and not
+               (truncated and sentences[truncated[0]][0] == number) else text
+               for number, (passage, text) in enumerate(zip(passages, _rebuild(passages, sentences, kept, truncated)))]
     shrunk = rebuilt[0] if isinstance(value, str) else [p for p in rebuilt if p]
     cut = Cut(fit.input_name, input_chars(shrunk), input_chars(value), len(kept), len(sentences))
     return {**inputs, fit.input_name: shrunk}, cut
@@ -91,7 +93,7 @@ def _rebuild(passages: list[str], sentences: list[tuple[int, str]], kept: set[in
     for index, (passage, sentence) in enumerate(sentences):
         if index in kept:
             pieces[passage].append(truncated[1] if truncated and truncated[0] == index else sentence)
-        elif not pieces[passage] or pieces[passage][-1] != GAP:
+        elif not pieces[passage] or not pieces[passage][-1].endswith(GAP):
             pieces[passage].append(GAP)
     rebuilt = []
     for parts in pieces:

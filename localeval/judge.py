@@ -86,6 +86,7 @@ class GGUFJudge:
             raise ModelFileError(f"llama.cpp could not load {self.path}: {error}") from None
         self.n_ctx = self._llm.n_ctx()
         model = self._llm._model
+        self._control_texts = _control_texts(model)
         self._template = ChatTemplate(self._chat_template(), bos_token=model.token_get_text(model.token_bos()),
                                       eos_token=model.token_get_text(model.token_eos()),
                                       origin=str(self.config.chat_template or self.path))
@@ -102,11 +103,15 @@ class GGUFJudge:
                                  "give one with --chat-template FILE (a Jinja chat template).")
         return template
 
+    @property
+    def template_sha256(self) -> str:
+        return self._template.sha256
+
     def prompt_tokens(self, messages: list[Message]) -> list[int]:
         """The template writes BOS and the turn markers itself; text in the messages never becomes one."""
         return tokenize_segments(self._template.segments(messages),
                                  lambda text, special: self._llm.tokenize(text.encode("utf-8"), add_bos=False,
-                                                                          special=special))
+                                                                          special=special), self._control_texts)
 
     def generate(self, messages: list[Message], schema: dict[str, Any], max_tokens: int,
                  seed: int, temperature: float) -> Generation:
@@ -132,6 +137,16 @@ class GGUFJudge:
                           completion_tokens=usage["completion_tokens"], seconds=seconds,
                           truncated=choice["finish_reason"] == "length",
                           choice_probabilities=tuple(sampler.choice_probabilities) if sampler else ())
+
+
+def _control_texts(model: Any) -> tuple[str, ...]:
+    """The text of every token that tokenizing with special tokens on turns into one (as llama.cpp decides)."""
+    import llama_cpp
+
+    special = llama_cpp.LLAMA_TOKEN_ATTR_CONTROL | llama_cpp.LLAMA_TOKEN_ATTR_USER_DEFINED | \
+        llama_cpp.LLAMA_TOKEN_ATTR_UNKNOWN
+    texts = (model.token_get_text(token) for token in range(model.n_vocab()) if model.token_get_attr(token) & special)
+    return tuple(text for text in texts if text)
 
 
 def check_gpu_offload(n_gpu_layers: int) -> None:

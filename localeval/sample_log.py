@@ -2,12 +2,13 @@
 
 A run appends each finished sample's record. A later run into the same folder reuses a record only when
 the run's fingerprint matches the one in manifest.json (same data, metrics, judge file, prompts, options
-and versions), the record is whole (a `kill -9` can cut the last line short), and none of its scores was
-interrupted. Everything else is scored again, which the judge call cache makes cheap.
+and versions), the record is whole (a `kill -9` can cut the last line short), and none of its scores failed
+in a way a rerun may not repeat (interrupted, a judge timeout or error, a metric error). Everything else is scored again, which the judge call cache makes cheap.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -22,7 +23,15 @@ FINGERPRINT_KEY = "run_fingerprint"
 
 def fingerprint(settings: dict[str, Any]) -> str:
     """A digest of everything that decides a sample's record."""
-    return hashlib.sha256(json.dumps(settings, sort_keys=True, ensure_ascii=False, default=str).encode()).hexdigest()
+    text = json.dumps(settings, sort_keys=True, ensure_ascii=False, default=_plain)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _plain(value: Any) -> Any:
+    """Dataclasses as dicts, so that their keys are sorted too; anything else (paths) as text."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {field.name: getattr(value, field.name) for field in dataclasses.fields(value)}
+    return str(value)
 
 
 class SampleLog:
@@ -68,13 +77,22 @@ class SampleLog:
                 record = json.loads(line)
             except json.JSONDecodeError:
                 continue
-            if isinstance(record, dict) and _is_finished(record) and record.get("id") in wanted:
+            if _is_finished(record) and record["id"] in wanted:
                 records.setdefault(record["id"], record)
         return records
 
 
-def _is_finished(record: dict[str, Any]) -> bool:
-    return "interrupted" not in (record.get("nan_reasons") or {}).values()
+# NaN reasons that another run may not repeat: the sample is scored again.
+UNFINISHED_REASONS = frozenset({"interrupted", "judge_timeout", "judge_error", "metric_error", "encoder_nan"})
+
+
+def _is_finished(record: Any) -> bool:
+    """A whole record (a hand-edited or foreign line is not) with no score that a rerun could still get."""
+    if not (isinstance(record, dict) and isinstance(record.get("id"), str) and isinstance(record.get("lang"), str)
+            and isinstance(record.get("scores"), dict) and isinstance(record.get("nan_reasons", {}), dict)
+            and isinstance(record.get("evidence", {}), dict)):
+        return False
+    return not UNFINISHED_REASONS & set(record.get("nan_reasons", {}).values())
 
 
 def _fingerprint_of(manifest: Path) -> str | None:

@@ -23,6 +23,7 @@ from localeval.steps import STEPS, Call, Step
 from localeval.steps.base import StepInput
 
 FIT_TRIES = 6  # prompts tokenized while cutting an input down; each costs a tokenization, not an evaluation
+MIN_KEPT_CHARS = 100  # below this, a cut input is no longer worth judging: context_overflow instead
 
 
 @dataclass(frozen=True)
@@ -143,6 +144,8 @@ class StepExecutor:
             if max_chars <= 0:
                 break
             fitted, cut = shrink(step.fit, inputs, max_chars)
+            if cut.kept_chars < min(MIN_KEPT_CHARS, cut.total_chars):
+                break  # a judge shown next to nothing would answer as if the input said nothing
             try:
                 outcome = self._generate(step, template.messages(fitted), step.json_schema(fitted),
                                          step.token_budget(fitted), seed, temperature)

@@ -37,9 +37,19 @@ def test_segments_join_back_to_the_plain_rendering():
     "{% set _ = messages.append({'role': 'user', 'content': 'x'}) %}{{ messages }}",
 ])
 def test_a_template_reaching_for_python_internals_fails_cleanly(source: str):
-    with pytest.raises(ModelFileError, match=r"^The chat template of model.gguf (uses something the sandbox "
-                                             r"forbids|fails to render): .*--chat-template FILE"):
+    with pytest.raises(ModelFileError, match=r"^The chat template of model.gguf uses something the sandbox "
+                                             r"forbids: SecurityError: .*--chat-template FILE"):
         chatml(source)
+
+
+def test_a_template_that_fails_otherwise_is_named_too():
+    with pytest.raises(ModelFileError, match=r"fails to render: TypeError: .*--chat-template FILE"):
+        chatml("{{ messages + 1 }}")
+
+
+def test_a_template_that_writes_a_content_twice_is_refused():
+    with pytest.raises(ModelFileError, match="writes a message's content more than once"):
+        chatml("{% for m in messages %}{{ m['content'] }}{{ m['content'] }}{% endfor %}")
 
 
 def test_a_template_that_is_not_jinja_is_named():

@@ -37,3 +37,15 @@ def test_passages_with_nothing_kept_are_dropped():
     fitted, _ = shrink(Fit("retrieved_contexts", ("q",)), {"retrieved_contexts": CONTEXTS, "q": "rain autumn"},
                        max_chars=35)
     assert fitted["retrieved_contexts"] == [f"{GAP} Rain is common in autumn."]
+
+
+def test_a_passage_kept_whole_keeps_its_line_breaks():
+    table = "| a | b |\n|---|---|\n| 1 | 2 |"
+    fitted, _ = shrink(Fit("retrieved_contexts", ("q",)), {"retrieved_contexts": [table, "Other text here."],
+                                                            "q": "a b"}, max_chars=len(table) + 2)
+    assert fitted["retrieved_contexts"][0] == table
+
+
+def test_a_cut_sentence_then_left_out_ones_show_one_gap():
+    fitted, _ = shrink(Fit("text"), {"text": "x" * 1000 + ". " + "y" * 1000 + "."}, max_chars=50)
+    assert fitted["text"] == "x" * 48 + GAP

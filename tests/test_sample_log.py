@@ -50,3 +50,11 @@ def test_appended_records_are_on_disk_before_close(tmp_path):
 def test_fingerprint_changes_with_any_setting_and_not_with_key_order():
     assert fingerprint({"a": 1, "b": [1, 2]}) == fingerprint({"b": [1, 2], "a": 1})
     assert fingerprint({"a": 1, "b": [1, 2]}) != fingerprint({"a": 1, "b": [2, 1]})
+
+
+def test_failures_a_rerun_may_not_repeat_and_malformed_lines_are_scored_again(tmp_path):
+    reasons = ("judge_timeout", "judge_error", "metric_error", "encoder_nan")
+    lines = [line(record(f"s{i}", reason)) for i, reason in enumerate(reasons)]
+    lines += [line({"id": ["a"], "scores": {}}), line({"id": "a", "lang": "en"}), line(["a"]), line(record("kept"))]
+    out = folder(tmp_path, lines)
+    assert list(SampleLog(out).reusable("f1", ["s0", "s1", "s2", "s3", "a", "kept"])) == ["kept"]

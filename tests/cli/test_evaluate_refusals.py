@@ -86,7 +86,7 @@ def test_metrics_whose_fields_are_only_in_rows_with_bad_values_are_an_error(tmp_
     result = evaluate(data, tmp_path / "out", "--metrics", "exact_match")
     assert_refused(result, "Error: No chosen metric can run on this dataset (exact_match: the rows without bad "
                            "values have no response); every score would be NaN.")
-    assert "NaN. The first row skipped: line 1: reference: expected a string, got a number" in result.stderr
+    assert "NaN. The first row skipped for a bad value: line 1: reference: expected a string, got a number" in result.stderr
     assert not (tmp_path / "out").exists()
 
 

@@ -1,0 +1,82 @@
+"""A rerun into a results folder reuses finished samples only when nothing that decides a score has changed."""
+
+import json
+import shutil
+from pathlib import Path
+
+from click.testing import CliRunner
+from conftest import write_jsonl
+
+from localeval.criteria import Definitions
+from localeval.evaluation import EvaluationOptions, _fingerprint_settings
+from localeval.sample_log import fingerprint
+
+ROWS = [{"id": "a", "response": "Blue.", "reference": "Blue."}, {"id": "b", "response": "Red.", "reference": "Grey."}]
+REUSED = "Resuming: 2 of 2 samples are already scored."
+
+
+def evaluate(data: Path, out: Path, *args: str):
+    from localeval.cli import main
+
+    result = CliRunner().invoke(main, ["evaluate", str(data), "--out", str(out), "--metrics", "exact_match", *args])
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def test_the_same_command_reuses_and_gives_the_same_files(tmp_path):
+    data = write_jsonl(tmp_path / "data.jsonl", ROWS)
+    first = evaluate(data, tmp_path / "out")
+    assert "Resuming" not in first.stderr
+    samples = (tmp_path / "out" / "samples.jsonl").read_text()
+    assert REUSED in evaluate(data, tmp_path / "out").stderr
+    assert (tmp_path / "out" / "samples.jsonl").read_text() == samples
+
+
+def test_the_same_data_under_another_path_is_reused(tmp_path):
+    data = write_jsonl(tmp_path / "data.jsonl", ROWS)
+    evaluate(data, tmp_path / "out")
+    moved = tmp_path / "elsewhere" / "data.jsonl"
+    moved.parent.mkdir()
+    shutil.copy(data, moved)
+    assert REUSED in evaluate(moved, tmp_path / "out").stderr
+
+
+def test_changed_data_or_metrics_are_scored_again(tmp_path):
+    data = write_jsonl(tmp_path / "data.jsonl", ROWS)
+    evaluate(data, tmp_path / "out")
+    write_jsonl(data, [ROWS[0], {**ROWS[1], "response": "Grey."}])
+    rerun = evaluate(data, tmp_path / "out")
+    assert "Resuming" not in rerun.stderr
+    assert [json.loads(line)["scores"]["exact_match"] for line in (tmp_path / "out" / "samples.jsonl").open()] == [
+        1.0, 1.0]
+    assert "Resuming" not in evaluate(data, tmp_path / "out", "--metrics", "exact_match,chrf").stderr
+
+
+def test_the_fingerprint_follows_the_judge_and_its_template_but_not_threads_or_time(tmp_path):
+    data = write_jsonl(tmp_path / "data.jsonl", ROWS)
+    options = EvaluationOptions(data=data, out=tmp_path / "out")
+    manifest = {"created": "2026-12-04T00:00:00+00:00", "dataset": {"path": str(data)}, "metrics": ["faithfulness"],
+                "prompts": {"statements": {"path": "/venv/a/statements.toml", "sha256": "p1"}},
+                "judge": {"sha256": "j1", "chat_template_sha256": "t1", "config": {"n_ctx": 8192, "n_threads": 2}}}
+
+    def of(**changes) -> str:
+        changed = json.loads(json.dumps(manifest))
+        for path, value in changes.items():
+            *parents, leaf = path.split("__")
+            target = changed
+            for key in parents:
+                target = target[key]
+            target[leaf] = value
+        return fingerprint(_fingerprint_settings(changed, options, {"en": Definitions({"a": "x", "b": "y"})}))
+
+    same = of()
+    assert of(created="2026-12-05T00:00:00+00:00") == same
+    assert of(judge__config__n_threads=16) == same
+    assert of(dataset__path="/elsewhere/data.jsonl") == same
+    assert of(prompts__statements={"path": "/other/venv/statements.toml", "sha256": "p1"}) == same
+    assert of(judge__chat_template_sha256="t2") != same
+    assert of(judge__sha256="j2") != same
+    assert of(judge__config__n_ctx=4096) != same
+    assert of(prompts__statements={"path": "/venv/a/statements.toml", "sha256": "p2"}) != same
+    reordered = fingerprint(_fingerprint_settings(manifest, options, {"en": Definitions({"b": "y", "a": "x"})}))
+    assert reordered == same
