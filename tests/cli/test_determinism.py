@@ -17,38 +17,33 @@ def results(out) -> tuple[list[dict], dict]:
     return records, json.loads((out / "summary.json").read_text())
 
 
-@pytest.mark.slow
-def test_two_fresh_runs_give_the_same_scores_and_evidence(tmp_path):
+def scored_twice(tmp_path, ids: tuple[str, ...], metrics: str, *run_args: tuple[str, ...]) -> list[list[tuple]]:
+    """(id, scores, NaN reasons, evidence) of each sample, for one fresh run per entry of `run_args`."""
     rows = [row for line in EXAMPLE_DATA.read_text(encoding="utf-8").splitlines()
-            if (row := json.loads(line))["id"] in ("insulin", "moon-landing")]
+            if (row := json.loads(line))["id"] in ids]
     data = write_jsonl(tmp_path / "data.jsonl", rows)
     runs = []
-    for name in ("first", "second"):
-        out = tmp_path / name
-        result = CliRunner().invoke(main, ["evaluate", str(data), "--metrics", METRICS, "--judge", "smollm2-135m",
-                                           "--out", str(out), "--n-ctx", "4096"])
+    for number, extra in enumerate(run_args):
+        out = tmp_path / f"run-{number}"
+        result = CliRunner().invoke(main, ["evaluate", str(data), "--metrics", metrics, "--judge", "smollm2-135m",
+                                           "--out", str(out), "--n-ctx", "4096", *extra])
         assert result.exit_code == 0, result.output
         records, summary = results(out)
         assert (summary["judge"]["calls"] > 0, summary["judge"]["cached_calls"]) == (True, 0)  # fresh: no cache
         runs.append([(r["id"], r["scores"], r["nan_reasons"], r["evidence"]) for r in records])
-    first, second = runs
+    return runs
+
+
+@pytest.mark.slow
+def test_two_fresh_runs_give_the_same_scores_and_evidence(tmp_path):
+    first, second = scored_twice(tmp_path, ("insulin", "moon-landing"), METRICS, (), ())
     assert any(score is not None for _, scores, _, _ in first for score in scores.values())
     assert first == second
 
 
 @pytest.mark.slow
 def test_runs_that_differ_only_in_threads_give_the_same_scores_and_evidence(tmp_path):
-    """llama.cpp splits the work between threads differently; measured to change nothing here (README)."""
-    rows = [row for line in EXAMPLE_DATA.read_text(encoding="utf-8").splitlines()
-            if (row := json.loads(line))["id"] in ("eiffel", "amazon")]
-    data = write_jsonl(tmp_path / "data.jsonl", rows)
-    runs = []
-    for threads in ("1", "2"):
-        out = tmp_path / f"threads-{threads}"
-        result = CliRunner().invoke(main, ["evaluate", str(data), "--metrics", "faithfulness,context_precision",
-                                           "--judge", "smollm2-135m", "--out", str(out), "--n-ctx", "4096",
-                                           "--threads", threads])
-        assert result.exit_code == 0, result.output
-        records, _ = results(out)
-        runs.append([(r["id"], r["scores"], r["nan_reasons"], r["evidence"]) for r in records])
-    assert runs[0] == runs[1]
+    """Measured to change nothing with the default judge too (README)."""
+    one, two = scored_twice(tmp_path, ("eiffel", "amazon"), "faithfulness,context_precision",
+                            ("--threads", "1"), ("--threads", "2"))
+    assert one == two
