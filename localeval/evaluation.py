@@ -109,7 +109,8 @@ def run_evaluation(options: EvaluationOptions, dataset: Dataset, metrics: list[M
 def _run(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric], progress: Progress | None,
          judge: ResolvedModel | None, unfinished: UnfinishedRun | None) -> RunResult:
     prompts = PromptLibrary(options.prompts_dir)
-    langs = [sample_language(sample, options.lang) for sample in dataset.samples]
+    lang_of = {sample.id: sample_language(sample, options.lang) for sample in dataset.samples}  # detected once
+    langs = list(lang_of.values())
     used_langs = sorted(set(langs))
     steps = list(dict.fromkeys(step for metric in metrics for step in metric.steps))
     for step in steps:
@@ -134,7 +135,8 @@ def _run(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric], pr
                                for lang, c in calibrations.items()}
     manifest["languages"] = dict(Counter(langs))
     manifest[FINGERPRINT_KEY] = fingerprint(_fingerprint_settings(manifest, options, definitions))
-    scored = _score_streaming(options, dataset, metrics, manifest, executor, encoders, metric_options, progress)
+    scored = _score_streaming(options, dataset, metrics, manifest, executor, encoders, metric_options, progress,
+                              lang_of)
     manifest["encoders"] = encoders.manifest() if encoders else {}
     interrupted = any(_was_interrupted(result) for result in scored)
     result = RunResult([m.name for m in metrics], scored, dataset.row_errors, manifest, interrupted,
@@ -145,7 +147,7 @@ def _run(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric], pr
 
 def _score_streaming(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric], manifest: dict[str, Any],
                      executor: StepExecutor | None, encoders: EncoderPool | None, metric_options: MetricOptions,
-                     progress: Progress | None) -> list[SampleScores]:
+                     progress: Progress | None, lang_of: dict[str, str]) -> list[SampleScores]:
     """Score `batch_size` samples at a time, appending each to samples.jsonl as its batch finishes.
 
     Samples that an earlier run into the folder finished, under the same fingerprint, are taken as they are.
@@ -164,7 +166,7 @@ def _score_streaming(options: EvaluationOptions, dataset: Dataset, metrics: list
     try:
         for start in range(0, len(todo), options.batch_size):
             batch = run_metrics(todo[start:start + options.batch_size], metrics, executor,
-                                lambda sample: sample_language(sample, options.lang), progress,
+                                lambda sample: lang_of[sample.id], progress,
                                 encoders=encoders, options=metric_options)
             for result in batch:
                 scored[result.sample.id] = result
@@ -180,7 +182,7 @@ def _score_streaming(options: EvaluationOptions, dataset: Dataset, metrics: list
     finally:
         sample_log.close()
     not_started = {metric.name: Score.nan("interrupted") for metric in metrics}
-    return [scored.get(sample.id) or SampleScores(sample, sample_language(sample, options.lang), dict(not_started))
+    return [scored.get(sample.id) or SampleScores(sample, lang_of[sample.id], dict(not_started))
             for sample in dataset.samples]
 
 
