@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import csv
-import io
 import json
 from collections.abc import Collection, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -41,18 +40,60 @@ class RowError:
         return f"{where}: " + (f"{self.field}: " if self.field else "") + self.problem
 
 
+@dataclass(frozen=True, slots=True)
+class RowRef:
+    """A good row as a run needs it before reading the row again: where it is, its id, and which fields it has."""
+
+    row: int
+    id: str
+    fields: frozenset[str]
+
+
 @dataclass(frozen=True)
 class Dataset:
-    """A loaded file: the good rows as Samples, the bad ones as RowErrors.
+    """A checked file: where its good rows are (`rows`), and its bad rows as RowErrors.
 
+    The samples themselves are read again from the file on each iteration, so that a run over a large
+    JSONL or CSV file never holds all its rows (a .json file is one document, parsed whole each time).
     `row_warnings` are bad values in fields that nothing checked for: their rows are kept, without those values.
     """
 
     path: Path
     format: str
-    samples: list[Sample]
+    rows: tuple[RowRef, ...]
     row_errors: list[RowError]
     row_warnings: list[RowError] = field(default_factory=list)
+    field_map: Mapping[str, str] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __iter__(self) -> Iterator[Sample]:
+        """The good rows' samples in file order, read again from the file."""
+        refs = iter(self.rows)
+        wanted = next(refs, None)
+        for row, record in _records(self.path, self.format, self.field_map):
+            if wanted is None:
+                return
+            if row != wanted.row:
+                continue
+            sample = _sample_of(row, record, self.field_map, self.format)
+            if sample is None or sample.id != wanted.id:
+                raise DatasetError(f"{self.path} changed while it was being evaluated ({_unit(self.format)} {row})")
+            yield sample
+            wanted = next(refs, None)
+        if wanted is not None:
+            raise DatasetError(f"{self.path} changed while it was being evaluated (it has no "
+                               f"{_unit(self.format)} {wanted.row} any more)")
+
+    @property
+    def samples(self) -> list[Sample]:
+        """Every good row's sample, held in memory: for small files and tests; a run iterates instead."""
+        return list(self)
+
+    def present_fields(self) -> set[str]:
+        """The fields that at least one good row has."""
+        return set().union(*{ref.fields for ref in self.rows})
 
     def checked_for(self, fields: Collection[str]) -> Dataset:
         """Rows with a bad value in one of `fields` become row errors; bad values in other fields stay warnings."""
@@ -60,8 +101,8 @@ class Dataset:
         if not bad_rows:
             return self
         errors = sorted(self.row_errors + [w for w in self.row_warnings if w.row in bad_rows], key=lambda e: e.row)
-        return Dataset(self.path, self.format, [s for s in self.samples if s.row not in bad_rows], errors,
-                       [w for w in self.row_warnings if w.row not in bad_rows])
+        return replace(self, rows=tuple(ref for ref in self.rows if ref.row not in bad_rows), row_errors=errors,
+                       row_warnings=[w for w in self.row_warnings if w.row not in bad_rows])
 
 
 class _Problem(ValueError):
@@ -70,24 +111,18 @@ class _Problem(ValueError):
 
 def read_dataset(path: str | Path, field_map: Mapping[str, str] | None = None,
                  checked: Collection[str] = CHECKED_FIELDS) -> Dataset:
-    """Load every valid row; whole-file problems raise DatasetError, row problems are listed.
+    """Check every row; whole-file problems raise DatasetError, row problems are listed.
 
     A bad value in a `checked` field costs its row (a row error); in any other field it is a row warning.
     """
     path = Path(path)
     mapping = _check_map(dict(field_map or {}))
-    fmt, text = _read_text(path)
-    if fmt == "jsonl":
-        records = _jsonl_records(text)
-    elif fmt == "json":
-        records = _json_records(path, text)
-    else:
-        records = _csv_records(path, text, mapping)
-    loaded = _load(records, mapping, "row" if fmt == "json" else "line", fmt == "csv")
-    if loaded.count == 0:
+    fmt = _check_file(path)
+    scanned = _scan(_records(path, fmt, mapping), mapping, fmt)
+    if scanned.count == 0:
         raise DatasetError(f"{path} contains no rows" + (" (only a header)" if fmt == "csv" else ""))
-    _check_sources(path, mapping, loaded.columns)
-    return Dataset(path, fmt, loaded.samples, loaded.errors, loaded.warnings).checked_for(checked)
+    _check_sources(path, mapping, scanned.columns)
+    return Dataset(path, fmt, tuple(scanned.rows), scanned.errors, scanned.warnings, mapping).checked_for(checked)
 
 
 def parse_field_map(items: Iterable[str]) -> dict[str, str]:
@@ -125,8 +160,8 @@ def _check_sources(path: Path, mapping: Mapping[str, str], columns: Iterable[str
                           f"its columns are {shown or 'none'}")
 
 
-def _read_text(path: Path) -> tuple[str, str]:
-    """Check the path and extension, then decode as UTF-8 (BOM allowed), pointing at any bad byte."""
+def _check_file(path: Path) -> str:
+    """The file's format, once its path and extension are right and it is non-blank UTF-8 (BOM allowed)."""
     if not path.exists():
         raise DatasetError(f"dataset file not found: {path}")
     if path.is_dir():
@@ -134,25 +169,47 @@ def _read_text(path: Path) -> tuple[str, str]:
     if path.suffix.lower() not in FORMATS:
         shown = f"'{path.suffix}'" if path.suffix else "no extension"
         raise DatasetError(f"{path}: unsupported file type ({shown}); use .jsonl, .ndjson, .json or .csv")
-    try:
-        data = path.read_bytes()
-        text = data.decode("utf-8-sig")
-    except OSError as error:
-        raise DatasetError(f"cannot read {path}: {error.strerror}") from None
-    except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
-        raise DatasetError(f"{path} is not UTF-8 text (byte 0x{data[error.start]:02x} on line {line})") from None
-    if not text.strip():
+    if not any(line.strip() for line in _lines(path)):
         raise DatasetError(f"{path} is empty")
-    return FORMATS[path.suffix.lower()], text
+    return FORMATS[path.suffix.lower()]
 
 
-def _jsonl_records(text: str) -> Iterator[tuple[int, Any]]:
-    """Split on newlines only, since U+2028 and friends may sit inside JSON strings."""
-    for number, line in enumerate(text.split("\n"), start=1):
+def _lines(path: Path) -> Iterator[str]:
+    """The file's lines, split on "\\n" only (U+2028 and friends may sit inside JSON strings), each decoded.
+
+    A character never spans a newline in UTF-8, so decoding line by line finds every bad byte, with its line.
+    """
+    try:
+        with path.open("rb") as file:
+            for number, raw in enumerate(file, start=1):
+                try:
+                    yield raw.decode("utf-8-sig" if number == 1 else "utf-8")
+                except UnicodeDecodeError as error:
+                    raise DatasetError(f"{path} is not UTF-8 text (byte 0x{error.object[error.start]:02x} on line "
+                                       f"{number})") from None
+    except OSError as error:
+        raise DatasetError(f"cannot read {path}: {error.strerror or error}") from None
+
+
+def _unit(fmt: str) -> str:
+    """What a row number counts: lines of the file, or items of a .json list."""
+    return "row" if fmt == "json" else "line"
+
+
+def _records(path: Path, fmt: str, mapping: dict[str, str]) -> Iterator[tuple[int, Any]]:
+    """Each record with its row number, read as the file is read (a .json file is parsed whole)."""
+    if fmt == "jsonl":
+        return _jsonl_records(_lines(path))
+    if fmt == "json":
+        return _json_records(path, "".join(_lines(path)))
+    return _csv_records(path, mapping)
+
+
+def _jsonl_records(lines: Iterable[str]) -> Iterator[tuple[int, Any]]:
+    for number, line in enumerate(lines, start=1):
         if line.strip():
             try:
-                yield number, json.loads(line)
+                yield number, json.loads(line.removesuffix("\n"))
             except json.JSONDecodeError as error:
                 yield number, _Problem(f"not valid JSON: {error.msg} (column {error.colno})")
 
@@ -171,12 +228,13 @@ def _json_records(path: Path, text: str) -> Iterator[tuple[int, Any]]:
     return enumerate(data, start=1)
 
 
-def _csv_records(path: Path, text: str, mapping: dict[str, str]) -> Iterator[tuple[int, Any]]:
+def _csv_records(path: Path, mapping: dict[str, str]) -> Iterator[tuple[int, Any]]:
     """Pair each data row with the header, checking the header first because every row depends on it."""
-    rows = _csv_rows(path, text, _delimiter(text, mapping))
-    if not rows:
+    rows = _csv_rows(path, _delimiter(path, mapping))
+    first = next(rows, None)
+    if first is None:
         raise DatasetError(f"{path} has no header row")
-    header = [name.strip() for name in rows[0][1]]
+    header = [name.strip() for name in first[1]]
     for name in header:
         if header.count(name) > 1:
             raise DatasetError(f"{path}: column '{name}' appears more than once in the header")
@@ -186,18 +244,18 @@ def _csv_records(path: Path, text: str, mapping: dict[str, str]) -> Iterator[tup
             f"{path} has no header naming a known column (first line: {_show(','.join(header))}); "
             f"known columns: {known}; add a header row, or rename columns with --map source=target"
         )
-    for line, cells in rows[1:]:
+    for line, cells in rows:
         if any(cells[len(header) :]):
             yield line, _Problem(f"has {len(cells)} cells but the header has {len(header)} columns")
         else:
             yield line, dict(zip(header, cells))
 
 
-def _delimiter(text: str, mapping: Mapping[str, str]) -> str:
+def _delimiter(path: Path, mapping: Mapping[str, str]) -> str:
     """The separator whose first record names a known column (a semicolon CSV is common); else a comma."""
     for delimiter in _DELIMITERS:
         try:
-            header = next((cells for cells in csv.reader(io.StringIO(text), delimiter=delimiter) if any(cells)), [])
+            header = next((cells for cells in csv.reader(_lines(path), delimiter=delimiter) if any(cells)), [])
         except csv.Error:
             continue
         if any(_target(name.strip(), mapping)[0] in FIELDS for name in header):
@@ -205,60 +263,75 @@ def _delimiter(text: str, mapping: Mapping[str, str]) -> str:
     return ","
 
 
-def _csv_rows(path: Path, text: str, delimiter: str = ",") -> list[tuple[int, list[str]]]:
+def _csv_rows(path: Path, delimiter: str = ",") -> Iterator[tuple[int, list[str]]]:
     """Non-blank records with the file line each starts on, so errors point at the right line."""
     old_limit = csv.field_size_limit(2**31 - 1)
-    reader = csv.reader(io.StringIO(text), delimiter=delimiter, strict=True)
-    rows, start = [], 1
+    reader = csv.reader(_lines(path), delimiter=delimiter, strict=True)
+    start = 1
     try:
         for cells in reader:
             if any(cells):
-                rows.append((start, cells))
+                yield start, cells
             start = reader.line_num + 1
     except csv.Error as error:
         hint = " (a quote that is never closed?)" if "end of data" in str(error) else ""
         raise DatasetError(f"{path} is not valid CSV in the record starting at line {start}: {error}{hint}") from None
     finally:
         csv.field_size_limit(old_limit)
-    return rows
 
 
 @dataclass
-class _Loaded:
+class _Scanned:
     """Every record read: rows with a problem of their own are errors; rows with only bad values are warnings."""
 
-    samples: list[Sample] = field(default_factory=list)
+    rows: list[RowRef] = field(default_factory=list)
     errors: list[RowError] = field(default_factory=list)
     warnings: list[RowError] = field(default_factory=list)
     columns: dict[str, None] = field(default_factory=dict)  # every key of every row, in order of appearance
     count: int = 0
 
 
-def _load(records: Iterable[tuple[int, Any]], mapping: dict[str, str], unit: str, is_csv: bool) -> _Loaded:
-    """Build Samples row by row; a bad row becomes RowErrors and is skipped, never stopping the rest.
+def _scan(records: Iterable[tuple[int, Any]], mapping: dict[str, str], fmt: str) -> _Scanned:
+    """Check row by row, keeping only where each good row is; a bad row becomes RowErrors, never stopping the rest.
 
     A row whose only problems are bad field values is kept without those values, its problems as warnings:
     whether they cost the row depends on the fields the run reads (Dataset.checked_for).
     """
-    loaded = _Loaded()
+    scanned, unit = _Scanned(), _unit(fmt)
     seen: dict[str, int] = {}
+    field_sets: dict[frozenset[str], frozenset[str]] = {}  # one object per combination, not one per row
     for row, record in records:
-        loaded.count += 1
+        scanned.count += 1
         if isinstance(record, dict):
-            loaded.columns.update(dict.fromkeys(record))
-        given_id, values, extra, problems = _parse_row(record, mapping, is_csv)
+            scanned.columns.update(dict.fromkeys(record))
+        given_id, values, extra, problems = _parse_row(record, mapping, fmt == "csv")
         sample_id = given_id or str(row)
         first = seen.setdefault(sample_id, row) if isinstance(record, dict) else row
         if first != row:
             note = f" (this {unit} has no id, so its {unit} number is used)" if given_id is None else ""
             problems.append(("id", f"duplicate id '{sample_id}'{note}, first used at {unit} {first}"))
         found = [RowError(row, given_id, name, text, unit) for name, text in problems]
-        if any(name is None or name == "id" for name, _ in problems):
-            loaded.errors.extend(found)
+        if _costs_the_row(problems):
+            scanned.errors.extend(found)
         else:
-            loaded.warnings.extend(found)
-            loaded.samples.append(Sample(id=sample_id, row=row, extra=extra, **values))
-    return loaded
+            scanned.warnings.extend(found)
+            sample = Sample(id=sample_id, row=row, extra=extra, **values)
+            present = frozenset(name for name in FIELDS if sample.has(name))
+            scanned.rows.append(RowRef(row, sample_id, field_sets.setdefault(present, present)))
+    return scanned
+
+
+def _sample_of(row: int, record: Any, mapping: Mapping[str, str], fmt: str) -> Sample | None:
+    """A good row's Sample, built again when a run reads the row (None if the row is bad after all)."""
+    given_id, values, extra, problems = _parse_row(record, mapping, fmt == "csv")
+    if _costs_the_row(problems):
+        return None
+    return Sample(id=given_id or str(row), row=row, extra=extra, **values)
+
+
+def _costs_the_row(problems: list[tuple[str | None, str]]) -> bool:
+    """A problem of the row itself (not an object, no known field) or of its id; bad values only cost fields."""
+    return any(name is None or name == "id" for name, _ in problems)
 
 
 def _parse_row(record: Any, mapping: dict[str, str], is_csv: bool) -> tuple[str | None, dict, dict, list]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import platform
 from collections import Counter
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from importlib import metadata
@@ -24,11 +25,12 @@ from localeval.metrics.options import MetricOptions
 from localeval.metrics.selection import MetricChoice, choose_metrics, require_a_runnable_metric
 from localeval.models import ResolvedModel, file_sha256, resolve_judge
 from localeval.prompts import PromptLibrary
-from localeval.results import FORMAT_VERSION, RunResult, sample_record, save_manifest, scores_from_record
+from localeval.results import (FORMAT_VERSION, SAMPLES_FILE, RunResult, Tally, sample_record, save_manifest,
+                               scores_from_record)
 from localeval.run_guard import RunGuard, UnfinishedRun
 from localeval.runner import Progress, SampleScores, run_metrics
 from localeval.sample_log import FINGERPRINT_KEY, SampleLog, fingerprint
-from localeval.samples import FIELDS, Sample
+from localeval.samples import Sample
 from localeval.step_executor import CallCache, StepExecutor
 from localeval.text import detect_language
 
@@ -66,7 +68,7 @@ def sample_language(sample: Sample, lang: str = "auto") -> str:
 
 
 def choose_for_dataset(options: EvaluationOptions, dataset: Dataset) -> MetricChoice:
-    return choose_metrics(options.metrics, _present_fields(dataset), options.definitions.criteria)
+    return choose_metrics(options.metrics, dataset.present_fields(), options.definitions.criteria)
 
 
 def rows_for(dataset: Dataset, metrics: list[Metric]) -> Dataset:
@@ -77,20 +79,20 @@ def rows_for(dataset: Dataset, metrics: list[Metric]) -> Dataset:
     usable = _require_rows(dataset.checked_for({name for metric in metrics for name in metric.reads}))
     if usable is not dataset:
         try:
-            require_a_runnable_metric(metrics, _present_fields(usable), rows="the rows without bad values have")
+            require_a_runnable_metric(metrics, usable.present_fields(), rows="the rows without bad values have")
         except ConfigError as error:
             dropped = next(e for e in usable.row_errors if e not in dataset.row_errors)
             raise ConfigError(f"{error} The first row skipped for a bad value: {dropped}") from None
     return usable
 
 
-def _present_fields(dataset: Dataset) -> set[str]:
-    return {name for sample in dataset.samples for name in FIELDS if sample.has(name)}
-
-
 def run_evaluation(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric],
-                   progress: Progress | None = None) -> RunResult:
-    """Score the dataset and save the results folder; an interrupted run saves what it has and resumes later."""
+                   progress: Progress | None = None, keep_samples: bool = True) -> RunResult:
+    """Score the dataset and save the results folder; an interrupted run saves what it has and resumes later.
+
+    `keep_samples=False` leaves the scored samples in the folder only, so that memory stays flat however
+    many rows there are; the result still has the summaries.
+    """
     if not metrics:
         raise ConfigError("No metric to compute: a run would score nothing.")
     dataset = rows_for(dataset, metrics)
@@ -103,15 +105,14 @@ def run_evaluation(options: EvaluationOptions, dataset: Dataset, metrics: list[M
     with RunGuard(options.out) as guard:
         if guard.unfinished:
             log.warning(guard.unfinished.describe(options.out))
-        return _run(options, dataset, metrics, progress, judge, guard.unfinished)
+        return _run(options, dataset, metrics, progress, judge, guard.unfinished, keep_samples)
 
 
 def _run(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric], progress: Progress | None,
-         judge: ResolvedModel | None, unfinished: UnfinishedRun | None) -> RunResult:
+         judge: ResolvedModel | None, unfinished: UnfinishedRun | None, keep_samples: bool) -> RunResult:
     prompts = PromptLibrary(options.prompts_dir)
-    lang_of = {sample.id: sample_language(sample, options.lang) for sample in dataset.samples}  # detected once
-    langs = list(lang_of.values())
-    used_langs = sorted(set(langs))
+    lang_of = {sample.id: sample_language(sample, options.lang) for sample in dataset}  # detected once
+    used_langs = sorted(set(lang_of.values()))
     steps = list(dict.fromkeys(step for metric in metrics for step in metric.steps))
     for step in steps:
         for lang in used_langs:
@@ -133,57 +134,104 @@ def _run(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric], pr
     manifest = _manifest(options, dataset, metrics, prompts, steps, used_langs, judge_manifest)
     manifest["calibration"] = {lang: {"name": c.name, "fitted_on": c.fitted_on, "weights": c.weights, "bias": c.bias}
                                for lang, c in calibrations.items()}
-    manifest["languages"] = dict(Counter(langs))
+    manifest["languages"] = dict(Counter(lang_of.values()))
     manifest[FINGERPRINT_KEY] = fingerprint(_fingerprint_settings(manifest, options, definitions))
-    scored = _score_streaming(options, dataset, metrics, manifest, executor, encoders, metric_options, progress,
-                              lang_of)
+    tally = Tally([metric.name for metric in metrics])
+    kept: list[SampleScores] | None = [] if keep_samples else None
+    interrupted = _score_streaming(options, dataset, metrics, manifest, executor, encoders, metric_options,
+                                   progress, lang_of, tally, kept)
     manifest["encoders"] = encoders.manifest() if encoders else {}
-    interrupted = any(_was_interrupted(result) for result in scored)
-    result = RunResult([m.name for m in metrics], scored, dataset.row_errors, manifest, interrupted,
-                       dataset.row_warnings)
-    _save(result, options.out, executor)
+    result = RunResult([m.name for m in metrics], kept or [], dataset.row_errors, manifest, interrupted,
+                       dataset.row_warnings, tally)
+    _save_summary(result, options.out, executor)
     return result
 
 
 def _score_streaming(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric], manifest: dict[str, Any],
                      executor: StepExecutor | None, encoders: EncoderPool | None, metric_options: MetricOptions,
-                     progress: Progress | None, lang_of: dict[str, str]) -> list[SampleScores]:
-    """Score `batch_size` samples at a time, appending each to samples.jsonl as its batch finishes.
+                     progress: Progress | None, lang_of: dict[str, str], tally: Tally,
+                     kept: list[SampleScores] | None) -> bool:
+    """Score `batch_size` samples at a time, appending each to samples.jsonl as its batch finishes; True if
+    interrupted.
 
     Samples that an earlier run into the folder finished, under the same fingerprint, are taken as they are.
+    Every sample goes into `tally`, and into `kept` (in file order) when the caller keeps them; samples.jsonl
+    ends with every sample once, in file order, the ones never scored as NaN interrupted.
     """
     sample_log = SampleLog(options.out)
     try:
-        reused = sample_log.reusable(manifest[FINGERPRINT_KEY], [sample.id for sample in dataset.samples])
+        reused = sample_log.reusable(manifest[FINGERPRINT_KEY], lang_of)
         save_manifest(options.out, manifest)
     except OSError as error:
         raise _unwritable(options.out, error, executor) from None
     if reused:
-        log.warning("Resuming: %d of %d samples are already scored.", len(reused), len(dataset.samples))
-    scored = {sample.id: scores_from_record(record, sample)
-              for sample in dataset.samples if (record := reused.get(sample.id))}
-    todo = [sample for sample in dataset.samples if sample.id not in reused]
+        log.warning("Resuming: %d of %d samples are already scored.", len(reused), len(dataset))
+    by_id: dict[str, SampleScores] = {}  # only when the caller keeps the samples
+    recorded: set[str] = set()
+
+    def finished(result: SampleScores, record: bool = True) -> None:
+        if record:
+            sample_log.append(sample_record(result))
+        recorded.add(result.sample.id)
+        tally.add(result)
+        if kept is not None:
+            by_id[result.sample.id] = result
+
+    def score(batch: list[Sample]) -> list[SampleScores]:
+        return run_metrics(batch, metrics, executor, lambda sample: lang_of[sample.id], progress,
+                           encoders=encoders, options=metric_options) if batch else []
+
     try:
-        for start in range(0, len(todo), options.batch_size):
-            batch = run_metrics(todo[start:start + options.batch_size], metrics, executor,
-                                lambda sample: lang_of[sample.id], progress,
-                                encoders=encoders, options=metric_options)
-            for result in batch:
-                scored[result.sample.id] = result
-                if not _was_interrupted(result):
-                    sample_log.append(sample_record(result))
-            sample_log.sync()
-            if any(_was_interrupted(result) for result in batch):
-                break
-    except KeyboardInterrupt:
-        pass  # between batches: the samples not started are NaN interrupted below, and the results saved
+        _score_batches(_batches(dataset, reused, options.batch_size), score, finished, sample_log)
+        not_started = {metric.name: Score.nan("interrupted") for metric in metrics}
+        for ref in dataset.rows:  # after an interruption: the reused samples not yet met, and the rest
+            if ref.id in reused and ref.id not in recorded:
+                finished(scores_from_record(sample_log.reused(ref.id), Sample(ref.id, ref.row)), record=False)
+            elif ref.id not in recorded:
+                finished(SampleScores(Sample(ref.id, ref.row), lang_of[ref.id], dict(not_started)))
+        sample_log.finish([ref.id for ref in dataset.rows])
     except OSError as error:
         raise _unwritable(options.out, error, executor) from None
     finally:
         sample_log.close()
-    not_started = {metric.name: Score.nan("interrupted") for metric in metrics}
-    return [scored.get(sample.id) or SampleScores(sample, lang_of[sample.id], dict(not_started))
-            for sample in dataset.samples]
+    if kept is not None:
+        kept.extend(by_id[ref.id] for ref in dataset.rows)
+    return any("interrupted" in tally.summary(metric.name).nan_reasons for metric in metrics)
+
+
+def _score_batches(batches: Iterator[_Batch], score: Callable[[list[Sample]], list[SampleScores]],
+                   finished: Callable[..., None], sample_log: SampleLog) -> None:
+    """Until the batches run out or a Ctrl-C stops them, each batch's reused samples first, then its scored ones."""
+    try:
+        for batch in batches:
+            for sample in batch.reused:
+                finished(scores_from_record(sample_log.reused(sample.id), sample), record=False)
+            results = score(batch.todo)
+            for result in results:
+                finished(result)
+            sample_log.sync()
+            if any(_was_interrupted(result) for result in results):
+                return
+    except KeyboardInterrupt:
+        pass  # between batches: the samples not started become NaN interrupted
+
+
+@dataclass
+class _Batch:
+    reused: list[Sample] = field(default_factory=list)  # finished by an earlier run, read back
+    todo: list[Sample] = field(default_factory=list)
+
+
+def _batches(dataset: Dataset, reused: Collection[str], size: int) -> Iterator[_Batch]:
+    """The dataset read in file order, `size` samples to score at a time, with the reused ones met on the way."""
+    batch = _Batch()
+    for sample in dataset:
+        (batch.reused if sample.id in reused else batch.todo).append(sample)
+        if len(batch.todo) == size or len(batch.reused) == size:
+            yield batch
+            batch = _Batch()
+    if batch.reused or batch.todo:
+        yield batch
 
 
 def _was_interrupted(result: SampleScores) -> bool:
@@ -207,17 +255,19 @@ def _fingerprint_settings(manifest: dict[str, Any], options: EvaluationOptions,
     return settings
 
 
-def _save(result: RunResult, out: Path, executor: StepExecutor | None) -> None:
+def _save_summary(result: RunResult, out: Path, executor: StepExecutor | None) -> None:
     try:
-        result.save(out)
+        result.save_summary(out)
     except OSError as error:
         raise _unwritable(out, error, executor) from None
 
 
 def _unwritable(out: Path, error: OSError, executor: StepExecutor | None) -> ConfigError:
-    kept = (f" The finished judge calls are kept in {out / CALL_CACHE_FILE}: rerun the same command "
-            "once the folder is fixed, and they are not paid again.") if executor else ""
-    return ConfigError(f"Could not write the results to {out}: {error.strerror or error}.{kept}")
+    """What failed, and that the work finished so far is kept: the same command resumes from it."""
+    kept = f"{out / SAMPLES_FILE}" + (f" and {out / CALL_CACHE_FILE}" if executor else "")
+    return ConfigError(f"Could not write the results to {out}: {error.strerror or error}. The work finished so far "
+                       f"is kept in {kept}: rerun the same command once the folder is fixed, and it is not done "
+                       "again.")
 
 
 def load_dataset(options: EvaluationOptions) -> Dataset:
@@ -227,7 +277,7 @@ def load_dataset(options: EvaluationOptions) -> Dataset:
 
 def _require_rows(dataset: Dataset) -> Dataset:
     """A run over no rows would score nothing and still look like a success."""
-    if not dataset.samples:
+    if not dataset.rows:
         bad = len({error.row for error in dataset.row_errors})
         rows = "its only row has" if bad == 1 else f"all {bad} rows have"
         raise DatasetError(f"{dataset.path} has no row to score: {rows} errors; the first: {dataset.row_errors[0]}")
@@ -292,7 +342,7 @@ def _manifest(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric
                                               "override": prompts.is_override(step, lang)}
     return {
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "dataset": {"path": str(dataset.path), "format": dataset.format, "samples": len(dataset.samples),
+        "dataset": {"path": str(dataset.path), "format": dataset.format, "samples": len(dataset),
                     "row_errors": len(dataset.row_errors), "row_warnings": len(dataset.row_warnings)},
         "metrics": [metric.name for metric in metrics],
         "metric_options": {"strictness": options.metric_options.strictness, "beta": options.metric_options.beta,

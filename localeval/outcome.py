@@ -41,9 +41,10 @@ class JudgeFailures:
 
 def judge_failures(result: RunResult, metrics: list[Metric]) -> JudgeFailures:
     """Count, over the metrics that use the judge, the scores that a judge failure turned into NaN."""
-    judged = {metric.name for metric in metrics if "judge" in metric.models}
-    scores = [score for sample in result.samples for name, score in sample.scores.items() if name in judged]
-    reasons = Counter(score.reason for score in scores if score.is_nan and score.reason in JUDGE_FAILURES)
+    judged = [result.summaries[metric.name] for metric in metrics if "judge" in metric.models]
+    reasons: Counter[str] = Counter()
+    for summary in judged:
+        reasons.update({reason: count for reason, count in summary.nan_reasons.items() if reason in JUDGE_FAILURES})
     failed = sum(reasons.values())
-    scored = sum(not score.is_nan for score in scores)
+    scored = sum(summary.count for summary in judged)
     return JudgeFailures(failed, failed + scored, dict(sorted(reasons.items())))

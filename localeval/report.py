@@ -19,9 +19,9 @@ def summary_table(result: RunResult) -> str:
     lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
     lines.insert(1, "  ".join("-" * width for width in widths))
     usage = result.usage()
-    samples = len(result.samples) or 1
+    samples = result.sample_count or 1
     lines.append("")
-    lines.append(f"{_count(len(result.samples), 'sample')}; judge: {usage.calls} calls ({usage.cached_calls} reused), "
+    lines.append(f"{_count(result.sample_count, 'sample')}; judge: {usage.calls} calls ({usage.cached_calls} reused), "
                  f"{usage.prompt_tokens + usage.completion_tokens} tokens "
                  f"({(usage.prompt_tokens + usage.completion_tokens) / samples:.0f}/sample), "
                  f"{usage.seconds:.1f} s ({usage.seconds / samples:.2f} s/sample)")

@@ -11,7 +11,7 @@ import json
 import math
 import os
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -33,33 +33,78 @@ class MetricSummary:
     nan_reasons: dict[str, int]
 
 
+class Tally:
+    """Per-metric sums, counts and NaN reasons, and the judge's usage, fed one sample at a time.
+
+    A run that streams its samples to disk keeps this instead of the samples. Scores are summed as
+    recorded in samples.jsonl (6 decimals), as integers, so the mean is the same in any order: a resumed
+    run's summary equals a fresh run's.
+    """
+
+    def __init__(self, metrics: list[str]):
+        self.samples = 0
+        self.usage = Usage()
+        self._sums = dict.fromkeys(metrics, 0)
+        self._counts = dict.fromkeys(metrics, 0)
+        self._reasons: dict[str, Counter[str]] = {name: Counter() for name in metrics}
+
+    def add(self, result: SampleScores) -> None:
+        self.samples += 1
+        for name in _USAGE_FIELDS:
+            setattr(self.usage, name, getattr(self.usage, name) + getattr(result.usage, name))
+        for name, score in result.scores.items():
+            if name not in self._sums:
+                continue
+            if score.is_nan:
+                self._reasons[name][score.reason] += 1
+            else:
+                self._sums[name] += round(round(score.value, SCORE_DIGITS) * 10**SCORE_DIGITS)
+                self._counts[name] += 1
+
+    def summary(self, metric: str) -> MetricSummary:
+        count, reasons = self._counts[metric], self._reasons[metric]
+        mean = self._sums[metric] / (count * 10**SCORE_DIGITS) if count else math.nan
+        return MetricSummary(mean, count, sum(reasons.values()), dict(sorted(reasons.items())))
+
+
+_USAGE_FIELDS = ("calls", "cached_calls", "prompt_tokens", "completion_tokens", "seconds")
+
+
 @dataclass
 class RunResult:
+    """A finished (or interrupted) run. `samples` may be empty for a run that streamed them to its folder only:
+    `sample_count`, the summaries and the usage always cover every sample."""
+
     metrics: list[str]
     samples: list[SampleScores]
     row_errors: list[RowError]
     manifest: dict[str, Any]
     interrupted: bool = False
     row_warnings: list[RowError] = field(default_factory=list)  # bad values in fields that no metric read
+    tally: Tally | None = None  # None: tallied from `samples`
     summaries: dict[str, MetricSummary] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.summaries = {name: summarize(self.samples, name) for name in self.metrics}
+        if self.tally is None:
+            self.tally = Tally(self.metrics)
+            for result in self.samples:
+                self.tally.add(result)
+        self.summaries = {name: self.tally.summary(name) for name in self.metrics}
+
+    @property
+    def sample_count(self) -> int:
+        return self.tally.samples
 
     def usage(self) -> Usage:
-        total = Usage()
-        for result in self.samples:
-            for name in ("calls", "cached_calls", "prompt_tokens", "completion_tokens", "seconds"):
-                setattr(total, name, getattr(total, name) + getattr(result.usage, name))
-        return total
+        return replace(self.tally.usage)
 
     def summary_dict(self) -> dict[str, Any]:
         usage = self.usage()
-        per_sample = len(self.samples) or 1
+        per_sample = self.sample_count or 1
         return {
             "format_version": FORMAT_VERSION,
             "interrupted": self.interrupted,
-            "samples": len(self.samples),
+            "samples": self.sample_count,
             "row_errors": [str(error) for error in self.row_errors],
             "row_warnings": [str(warning) for warning in self.row_warnings],
             "metrics": {name: {"mean": _json_float(s.mean), "count": s.count, "nan_count": s.nan_count,
@@ -70,24 +115,22 @@ class RunResult:
         }
 
     def save(self, out_dir: Path) -> None:
+        """The whole folder, from the samples held in memory."""
+        if len(self.samples) != self.sample_count:
+            raise ValueError("this result does not hold its samples: they are in the run's own results folder")
         out_dir.mkdir(parents=True, exist_ok=True)
         lines = (json.dumps(sample_record(result), ensure_ascii=False) + "\n" for result in self.samples)
         write_atomically(out_dir / SAMPLES_FILE, "".join(lines))
+        self.save_summary(out_dir)
+
+    def save_summary(self, out_dir: Path) -> None:
+        """summary.json and manifest.json: all a run that streamed samples.jsonl has left to write."""
         _write_json(out_dir / SUMMARY_FILE, self.summary_dict())
         save_manifest(out_dir, self.manifest)
 
 
 def save_manifest(out_dir: Path, manifest: dict[str, Any]) -> None:
     _write_json(out_dir / MANIFEST_FILE, {"format_version": FORMAT_VERSION, **manifest})
-
-
-def summarize(samples: list[SampleScores], metric: str) -> MetricSummary:
-    scores = [result.scores[metric] for result in samples if metric in result.scores]
-    # As recorded in samples.jsonl, so that a resumed run's summary is the same as a fresh run's.
-    values = [round(score.value, SCORE_DIGITS) for score in scores if not score.is_nan]
-    reasons = Counter(score.reason for score in scores if score.is_nan)
-    mean = sum(values) / len(values) if values else math.nan
-    return MetricSummary(mean, len(values), len(scores) - len(values), dict(sorted(reasons.items())))
 
 
 def sample_record(result: SampleScores) -> dict[str, Any]:

@@ -89,9 +89,14 @@ class RunGuard:
             self._crash_log.close()
             if (self.out / CRASH_LOG).stat().st_size == 0:
                 (self.out / CRASH_LOG).unlink()
-        self._write_state("done")
-        if self._lock is not None:
-            self._lock.close()  # closing releases the lock
+        try:
+            self._write_state("done")
+        except OSError:
+            pass  # a full disk: the next run may not learn how this one ended, which is all it costs
+        try:
+            self._lock.close()  # releases the lock
+        except OSError:
+            pass  # closed all the same when its last flush fails
         if exc_type is not None and self._created:
             _remove_if_unused(self.out)
 
@@ -111,7 +116,9 @@ def _make_folder(out: Path) -> None:
     except OSError as error:
         raise ConfigError(f"Cannot create the results folder {out}: {error.strerror or error}") from None
     if not os.access(out, os.W_OK | os.X_OK):
-        raise ConfigError(f"The results folder {out} is not writable.")
+        read_only = os.statvfs(out).f_flag & os.ST_RDONLY
+        why = "is on a read-only file system" if read_only else "is not writable"
+        raise ConfigError(f"The results folder {out} {why}; choose another --out.")
 
 
 def _remove_if_unused(out: Path) -> None:

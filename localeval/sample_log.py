@@ -12,11 +12,11 @@ import dataclasses
 import hashlib
 import json
 import os
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from localeval.results import MANIFEST_FILE, SAMPLES_FILE, write_atomically
+from localeval.results import MANIFEST_FILE, SAMPLES_FILE
 
 FINGERPRINT_KEY = "run_fingerprint"
 
@@ -35,18 +35,36 @@ def _plain(value: Any) -> Any:
 
 
 class SampleLog:
-    """The results folder's samples.jsonl during a run: `reusable()` once, then `append()` per finished sample."""
+    """The results folder's samples.jsonl during a run: `reusable()` once, `append()` per finished sample, `finish()`.
+
+    Nothing here holds more than one record: a run over 20,000 rows keeps byte offsets, not records.
+    """
 
     def __init__(self, out: Path):
         self.path = out / SAMPLES_FILE
         self._manifest = out / MANIFEST_FILE
         self._file: IO[str] | None = None
+        self._reused: dict[str, int] = {}
 
-    def reusable(self, run_fingerprint: str, ids: Collection[str]) -> dict[str, dict[str, Any]]:
-        """The finished records of an earlier run with this fingerprint, by id; the file keeps only those."""
-        records = self._finished(ids) if _fingerprint_of(self._manifest) == run_fingerprint else {}
-        write_atomically(self.path, "".join(_line(record) for record in records.values()))
-        return records
+    def reusable(self, run_fingerprint: str, ids: Collection[str]) -> dict[str, int]:
+        """The ids of an earlier run's finished records (under this fingerprint), with their offsets; the file
+        keeps only those records, in the order it had them."""
+        wanted = set(ids) if _fingerprint_of(self._manifest) == run_fingerprint else set()
+        temporary = self.path.with_name(self.path.name + ".tmp")
+        with temporary.open("wb") as kept:
+            for raw in self._lines():
+                record = _parse(raw)
+                if _is_finished(record) and record["id"] in wanted and record["id"] not in self._reused:
+                    self._reused[record["id"]] = kept.tell()
+                    kept.write(raw)
+        os.replace(temporary, self.path)
+        return self._reused
+
+    def reused(self, sample_id: str) -> dict[str, Any]:
+        """A record that `reusable()` kept, read back from the file."""
+        with self.path.open("rb") as file:
+            file.seek(self._reused[sample_id])
+            return json.loads(file.readline())
 
     def append(self, record: dict[str, Any]) -> None:
         """Flushed at once: a killed process loses nothing that the operating system was handed."""
@@ -60,26 +78,53 @@ class SampleLog:
         if self._file is not None:
             os.fsync(self._file.fileno())
 
-    def close(self) -> None:
+    def finish(self, order: list[str]) -> None:
+        """Close the file, putting its records in `order` (the dataset's) if a resumed run appended out of it."""
         if self._file is not None:
-            self._file.close()
-            self._file = None
+            file, self._file = self._file, None
+            file.close()  # a failed last write is an error here, not only in close()
+        offsets: dict[str, int] = {}
+        position = 0
+        for raw in self._lines():
+            offsets.setdefault(json.loads(raw)["id"], position)
+            position += len(raw)
+        order = [sample_id for sample_id in order if sample_id in offsets]
+        if list(offsets) == order:
+            return
+        temporary = self.path.with_name(self.path.name + ".tmp")
+        with self.path.open("rb") as source, temporary.open("wb") as ordered:
+            for sample_id in order:
+                source.seek(offsets[sample_id])
+                ordered.write(source.readline())
+            ordered.flush()
+            os.fsync(ordered.fileno())
+        os.replace(temporary, self.path)
 
-    def _finished(self, ids: Collection[str]) -> dict[str, dict[str, Any]]:
-        wanted = set(ids)
-        records: dict[str, dict[str, Any]] = {}
-        try:
-            lines = self.path.read_text(encoding="utf-8", errors="replace").split("\n")
-        except FileNotFoundError:
-            return records
-        for line in lines[:-1]:  # the text after the last newline is a line cut short
+    def close(self) -> None:
+        """Also after a failed write: what a full disk did not take is scored again by the next run."""
+        if self._file is not None:
+            file, self._file = self._file, None
             try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if _is_finished(record) and record["id"] in wanted:
-                records.setdefault(record["id"], record)
-        return records
+                file.close()
+            except OSError:
+                pass
+
+    def _lines(self) -> Iterator[bytes]:
+        """Whole lines only: the text after the last newline is a line that a kill cut short."""
+        try:
+            with self.path.open("rb") as file:
+                for raw in file:
+                    if raw.endswith(b"\n"):
+                        yield raw
+        except FileNotFoundError:
+            return
+
+
+def _parse(raw: bytes) -> Any:
+    try:
+        return json.loads(raw)
+    except ValueError:  # a hand-edited line, or bytes that are not UTF-8
+        return None
 
 
 # NaN reasons that another run may not repeat: the sample is scored again.

@@ -620,3 +620,39 @@ def test_parse_field_map_ambiguous():
     with pytest.raises(ConfigError) as info:
         parse_field_map(["a=user_input", "b=user_input"])
     assert str(info.value) == "--map: both 'a' and 'b' map to user_input; keep one"
+
+
+# --- reading again instead of holding -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["data.jsonl", "data.csv", "data.json"])
+def test_a_dataset_keeps_where_its_rows_are_and_reads_them_again(tmp_path, name):
+    rows = [{"id": "a", "user_input": "q1", "response": "r1"}, {"id": "b", "user_input": "q2"}]
+    if name == "data.csv":
+        path = write(tmp_path, name, "id,user_input,response\na,q1,r1\nb,q2,\n")
+    elif name == "data.json":
+        path = write(tmp_path, name, json.dumps(rows))
+    else:
+        path = jsonl(tmp_path, *rows)
+    dataset = read_dataset(path)
+    assert [(ref.id, ref.fields) for ref in dataset.rows] == [
+        ("a", {"user_input", "response"}), ("b", {"user_input"})]
+    assert len(dataset) == 2 and dataset.present_fields() == {"user_input", "response"}
+    assert list(dataset) == list(dataset) == [Sample("a", dataset.rows[0].row, user_input="q1", response="r1"),
+                                              Sample("b", dataset.rows[1].row, user_input="q2")]
+
+
+def test_rows_that_share_their_fields_share_one_field_set(tmp_path):
+    dataset = read_dataset(jsonl(tmp_path, *({"user_input": f"q{i}"} for i in range(50))))
+    assert len({id(ref.fields) for ref in dataset.rows}) == 1
+
+
+def test_a_file_changed_after_it_was_checked_is_refused_when_read_again(tmp_path):
+    path = jsonl(tmp_path, {"id": "a", "user_input": "q"}, {"id": "b", "user_input": "q"})
+    dataset = read_dataset(path)
+    jsonl(tmp_path, {"id": "a", "user_input": "q"}, {"id": "c", "user_input": "q"})
+    with pytest.raises(DatasetError, match=r"data.jsonl changed while it was being evaluated \(line 2\)"):
+        list(dataset)
+    jsonl(tmp_path, {"id": "a", "user_input": "q"})
+    with pytest.raises(DatasetError, match=r"changed while it was being evaluated \(it has no line 2 any more\)"):
+        list(dataset)

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import math
 
+import pytest
+
 from localeval.dataset import RowError
 from localeval.metrics import Score
 from localeval.report import summary_table
-from localeval.results import FORMAT_VERSION, MetricSummary, RunResult, sample_record, summarize
+from localeval.results import FORMAT_VERSION, MetricSummary, RunResult, Tally, sample_record
 from localeval.runner import SampleScores, Usage
 from localeval.samples import Sample
 
@@ -64,13 +66,13 @@ def test_summaries_skip_nan_and_count_reasons():
 def test_nan_reasons_are_sorted_by_name():
     samples = [SampleScores(Sample(str(i), i), "en", {"m": Score.nan(reason)})
                for i, reason in enumerate(["metric_error", "interrupted", "metric_error", "context_overflow"])]
-    assert list(summarize(samples, "m").nan_reasons.items()) == [
+    assert list(RunResult(["m"], samples, [], {}).summaries["m"].nan_reasons.items()) == [
         ("context_overflow", 1), ("interrupted", 1), ("metric_error", 2)]
 
 
 def test_all_nan_mean_is_nan():
     samples = [SampleScores(Sample("1", 1), "en", {"m": Score.nan("no_statements")})]
-    assert as_tuple(summarize(samples, "m")) == ("NaN", 0, 1, {"no_statements": 1})
+    assert as_tuple(RunResult(["m"], samples, [], {}).summaries["m"]) == ("NaN", 0, 1, {"no_statements": 1})
 
 
 def test_total_usage():
@@ -215,3 +217,25 @@ metric  mean  scored  NaN  NaN reasons
 ------  ----  ------  ---  -----------
 
 0 samples; judge: 0 calls (0 reused), 0 tokens (0/sample), 0.0 s (0.00 s/sample)"""
+
+
+def test_a_tally_gives_the_same_mean_in_any_order():
+    values = [0.1, 0.2, 0.3, 1 / 3, 0.7000004, 0.9999996]
+    means = set()
+    for order in (values, values[::-1], sorted(values, key=str)):
+        tally = Tally(["m"])
+        for i, value in enumerate(order):
+            tally.add(SampleScores(Sample(str(i), i), "en", {"m": Score(value)}))
+        means.add(tally.summary("m").mean)
+    assert means == {(100000 + 200000 + 300000 + 333333 + 700000 + 1000000) / 6_000_000}
+
+
+def test_a_result_that_streamed_its_samples_refuses_to_save_a_folder_without_them(tmp_path):
+    tally = Tally(["m"])
+    tally.add(SampleScores(Sample("a", 1), "en", {"m": Score(0.5)}))
+    streamed = RunResult(["m"], [], [], {}, tally=tally)
+    assert (streamed.sample_count, streamed.summaries["m"].mean) == (1, 0.5)
+    with pytest.raises(ValueError, match="does not hold its samples"):
+        streamed.save(tmp_path)
+    streamed.save_summary(tmp_path)
+    assert json.loads((tmp_path / "summary.json").read_text())["samples"] == 1

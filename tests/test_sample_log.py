@@ -58,3 +58,23 @@ def test_failures_a_rerun_may_not_repeat_and_malformed_lines_are_scored_again(tm
     lines += [line({"id": ["a"], "scores": {}}), line({"id": "a", "lang": "en"}), line(["a"]), line(record("kept"))]
     out = folder(tmp_path, lines)
     assert list(SampleLog(out).reusable("f1", ["s0", "s1", "s2", "s3", "a", "kept"])) == ["kept"]
+
+
+def test_a_reused_record_is_read_back_from_its_offset(tmp_path):
+    out = folder(tmp_path, [line(record("a")), line(record("b", "interrupted")), line(record("c"))])
+    log = SampleLog(out)
+    assert log.reusable("f1", ["a", "b", "c"]) == {"a": 0, "c": len(line(record("a")))}
+    assert log.reused("c") == record("c")
+
+
+def test_finish_puts_the_records_in_the_data_order_only_when_they_are_out_of_it(tmp_path):
+    out = folder(tmp_path, [line(record("b"))])
+    log = SampleLog(out)
+    log.reusable("f1", ["a", "b", "c"])
+    log.append(record("a"))
+    log.append(record("c"))
+    log.finish(["a", "b", "c"])
+    assert (out / "samples.jsonl").read_text(encoding="utf-8") == "".join(line(record(i)) for i in "abc")
+    inode = (out / "samples.jsonl").stat().st_ino
+    SampleLog(out).finish(["a", "b", "c"])
+    assert (out / "samples.jsonl").stat().st_ino == inode  # already in order: not rewritten

@@ -88,11 +88,11 @@ def evaluate(data: Path, metric_list: str | None, judge: str | None, out: Path, 
     dataset = load_dataset(options)
     choice = choose_for_dataset(options, dataset)
     dataset = rows_for(dataset, choice.chosen)
-    samples = f"{len(dataset.samples)} sample{'' if len(dataset.samples) == 1 else 's'}"
+    samples = f"{len(dataset)} sample{'' if len(dataset) == 1 else 's'}"
     click.echo(f"{samples} from {data}; metrics: {', '.join(m.name for m in choice.chosen)}", err=True)
     _explain_skipped(choice.skipped)
     _show_row_problems(dataset.row_errors, dataset.row_warnings)
-    result = run_evaluation(options, dataset, choice.chosen, progress=_ProgressLine())
+    result = run_evaluation(options, dataset, choice.chosen, progress=_ProgressLine(), keep_samples=False)
     click.echo(summary_table(result))
     click.echo(f"\nResults written to {out}/")
     if result.interrupted:

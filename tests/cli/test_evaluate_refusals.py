@@ -281,11 +281,12 @@ def test_results_that_cannot_be_saved_are_a_clear_error_and_the_judge_calls_are_
         raise OSError(28, "No space left on device")
 
     judge_replying(FakeJudge([as_json({"reason": "ok", "verdict": 1})] * 3))
-    monkeypatch.setattr(RunResult, "save", disk_full)
+    monkeypatch.setattr(RunResult, "save_summary", disk_full)
     data = write_jsonl(tmp_path / "data.jsonl", [GOOD_ROW])
     result = evaluate(data, tmp_path / "out", "--metrics", "context_recall")
     assert_refused(result, f"Error: Could not write the results to {tmp_path / 'out'}: No space left on device. "
-                           f"The finished judge calls are kept in {tmp_path / 'out' / 'judge_calls.jsonl'}")
+                           f"The work finished so far is kept in {tmp_path / 'out' / 'samples.jsonl'} and "
+                           f"{tmp_path / 'out' / 'judge_calls.jsonl'}: rerun the same command")
 
 
 def test_readme_lists_exactly_the_exit_codes_that_evaluate_uses():

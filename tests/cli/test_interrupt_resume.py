@@ -26,7 +26,9 @@ def test_ctrl_c_exits_130_and_the_rerun_resumes_from_the_finished_calls(tmp_path
                "--judge", "smollm2-135m", "--out", str(out), "--n-ctx", "4096", "--threads", "2"]
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
     calls = out / "judge_calls.jsonl"
-    run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    # Ctrl-C's own disposition, even when the tests themselves run in the background (which ignores SIGINT).
+    run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     give_up = time.monotonic() + 600  # a guard against a hang, not a timing assertion
     while finished_calls(calls) < 1:
         assert run.poll() is None, run.communicate()

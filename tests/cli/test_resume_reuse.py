@@ -80,3 +80,29 @@ def test_the_fingerprint_follows_the_judge_and_its_template_but_not_threads_or_t
     assert of(prompts__statements={"path": "/venv/a/statements.toml", "sha256": "p2"}) != same
     reordered = fingerprint(_fingerprint_settings(manifest, options, {"en": Definitions({"b": "y", "a": "x"})}))
     assert reordered == same
+
+
+def test_a_resumed_run_stopped_early_keeps_the_finished_samples_it_had_not_reached(tmp_path, monkeypatch):
+    from localeval import evaluation
+    from localeval.metrics import METRICS
+
+    rows = [{"id": f"r{i}", "response": "Blue.", "reference": "Blue."} for i in range(6)]
+    data = write_jsonl(tmp_path / "data.jsonl", rows)
+    out = tmp_path / "out"
+    evaluate(data, out, "--batch-size", "2")
+    records = [json.loads(line) for line in (out / "samples.jsonl").open()]
+    records[0] = {**records[0], "scores": {"exact_match": None}, "nan_reasons": {"exact_match": "metric_error"}}
+    (out / "samples.jsonl").write_text("".join(json.dumps(record) + "\n" for record in records))
+
+    def stopped(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(evaluation, "run_metrics", stopped)
+    options = EvaluationOptions(data=data, out=out, metrics=("exact_match",), batch_size=2)
+    result = evaluation.run_evaluation(options, evaluation.load_dataset(options), [METRICS["exact_match"]],
+                                       keep_samples=False)
+    after = [json.loads(line) for line in (out / "samples.jsonl").open()]
+    assert [record["id"] for record in after] == [f"r{i}" for i in range(6)]
+    assert after[0]["nan_reasons"] == {"exact_match": "interrupted"}
+    assert after[1:] == records[1:]  # reached or not before the stop, finished samples stay as they were
+    assert (result.interrupted, result.summaries["exact_match"].count) == (True, 5)
