@@ -21,6 +21,7 @@ from pydantic import ValidationError
 from localeval._resources import bundled_prompts_dir
 from localeval.errors import PromptFileError
 from localeval.steps import STEPS, Step, StepInput
+from localeval.untrusted import data_tags, neutralize
 
 LANGUAGES = ("en", "ja", "zh")
 DATA_FILE = "criteria.toml"  # built-in criteria and rubrics, next to the step prompts (see criteria.py)
@@ -47,7 +48,8 @@ class PromptTemplate:
     examples: tuple[Example, ...]
 
     def render_input(self, inputs: Mapping[str, StepInput]) -> str:
-        values = {name: format_input(value) for name, value in inputs.items()}
+        tags = data_tags(self.input_template)
+        values = {name: neutralize(format_input(value), tags) for name, value in inputs.items()}
         return self.input_template.format_map(values).strip()
 
     def messages(self, inputs: Mapping[str, StepInput]) -> list[Message]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from localeval.gating import GateResult
 from localeval.results import RunResult
 
 
@@ -15,9 +16,7 @@ def summary_table(result: RunResult) -> str:
         reasons = ", ".join(f"{reason} ×{count}" for reason, count in summary.nan_reasons.items())
         mean = "—" if math.isnan(summary.mean) else f"{summary.mean:.3f}"
         rows.append((name, mean, str(summary.count), str(summary.nan_count), reasons))
-    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
-    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
-    lines.insert(1, "  ".join("-" * width for width in widths))
+    lines = align_columns(rows, rule=True)
     usage = result.usage()
     samples = result.sample_count or 1
     lines.append("")
@@ -31,6 +30,35 @@ def summary_table(result: RunResult) -> str:
     if result.interrupted:
         lines.append("Interrupted: scores not yet computed are NaN with reason 'interrupted'.")
     return "\n".join(lines)
+
+
+def summary_markdown(result: RunResult, gates: list[GateResult] | None = None) -> str:
+    """A Markdown table of the run to paste into a pull request; a Gate column when bounds were checked."""
+    gate_of = {g.metric: g for g in gates or []}
+    header = ["Metric", "Mean", "Scored", "NaN"] + (["Gate"] if gate_of else [])
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join([":---"] + ["---:"] * 3 + [":---"] * bool(gate_of)) + "|"]
+    for name, summary in result.summaries.items():
+        mean = "—" if math.isnan(summary.mean) else f"{summary.mean:.3f}"
+        cells = [f"`{name}`", mean, str(summary.count), str(summary.nan_count)]
+        if gate_of:
+            gate = gate_of.get(name)
+            cells.append("" if gate is None else f"{'pass' if gate.passed else '**FAIL**'}: {gate.why}")
+        lines.append("| " + " | ".join(cells) + " |")
+    usage = result.usage()
+    lines += ["", f"{_count(result.sample_count, 'sample')}; judge: {usage.calls} calls, "
+                  f"{usage.prompt_tokens + usage.completion_tokens} tokens, {usage.seconds:.1f} s."]
+    if result.interrupted:
+        lines.append("Interrupted: scores not yet computed are NaN with reason 'interrupted'.")
+    return "\n".join(lines) + "\n"
+
+
+def align_columns(rows: list[tuple[str, ...]], rule: bool = False) -> list[str]:
+    """Plain-text columns, each as wide as its widest cell, two spaces apart; `rule`: dashes under the header."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
+    if rule:
+        lines.insert(1, "  ".join("-" * width for width in widths))
+    return lines
 
 
 def _count(number: int, noun: str) -> str:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from localeval.dataset import RowError
+from localeval.errors import ConfigError
 from localeval.metrics import Score
 from localeval.runner import SampleScores, Usage
 from localeval.samples import Sample
@@ -156,6 +157,25 @@ def scores_from_record(record: dict[str, Any], sample: Sample) -> SampleScores:
     return SampleScores(sample, record["lang"], scores,
                         Usage(cached_calls=judge.get("calls", 0) + judge.get("cached_calls", 0)),
                         record.get("inputs_cut", []))
+
+
+def read_scores(out_dir: Path) -> dict[str, dict[str, float]]:
+    """Each sample's scores, by sample id, from a results folder's samples.jsonl; NaN where a score is missing."""
+    path = out_dir / SAMPLES_FILE
+    if not path.is_file():
+        raise ConfigError(f"{out_dir} is not a results folder: it has no {SAMPLES_FILE}.")
+    scores = {}
+    with path.open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+                scores[str(record["id"])] = {name: math.nan if value is None else float(value)
+                                             for name, value in record["scores"].items()}
+            except (ValueError, TypeError, KeyError, AttributeError) as error:
+                raise ConfigError(f"{path}, line {number}: not a sample record ({error}).") from None
+    return scores
 
 
 def _json_float(value: float) -> float | None:

@@ -11,6 +11,7 @@ from localeval._resources import bundled_prompts_dir
 from localeval.prompts import DATA_FILE, LANGUAGES, PromptLibrary
 from localeval.steps import STEPS
 from localeval.text import detect_language
+from localeval.untrusted import data_tags
 
 DEFAULTS = bundled_prompts_dir()
 FIELD_NAMES = {name for step in STEPS.values() for name in step.output.model_json_schema()["properties"]} | {
@@ -27,10 +28,13 @@ def test_every_language_has_every_step_and_the_criteria_file(lang):
     assert files(lang) == {f"{step}.toml" for step in STEPS} | {DATA_FILE}
 
 
-def stray_latin(text: str, step: str) -> list[str]:
-    """Latin words other than JSON, schema field names and {placeholders}."""
-    allowed = FIELD_NAMES | set(STEPS[step].inputs) if step in STEPS else FIELD_NAMES
-    text = re.sub(r"\{[a-z_]+\}", "", text)
+CHAT_MARKUP = re.compile(r"<\|\w+\|>(?:system|assistant|user)?")  # quoted in critique's injection examples
+
+
+def stray_latin(text: str, step: str, tags: frozenset[str] = frozenset()) -> list[str]:
+    """Latin words other than JSON, schema field names, the template's <tags>, chat markup and {placeholders}."""
+    allowed = (FIELD_NAMES | set(STEPS[step].inputs) if step in STEPS else FIELD_NAMES) | tags
+    text = CHAT_MARKUP.sub("", re.sub(r"\{[a-z_]+\}", "", text))
     return [w for w in LATIN_WORD.findall(text) if w not in allowed]
 
 
@@ -44,7 +48,8 @@ def test_native_prompts_have_no_english_left(lang, step):
     for example in template.examples:
         texts += [str(value) for value in example.inputs.values() if value and value != example.inputs.get("count")]
         texts.append(example.output_json)
-    assert [w for text in texts for w in stray_latin(text, step)] == []
+    tags = data_tags(template.input_template)
+    assert [w for text in texts for w in stray_latin(text, step, tags)] == []
 
 
 @pytest.mark.parametrize("lang", ["ja", "zh"])

@@ -51,9 +51,10 @@ def _show_library_warnings() -> None:
 
 
 def _register_commands() -> None:
-    from localeval.cli import calibrate, doctor, evaluate, metrics, models, prompts
+    from localeval.cli import calibrate, compare, doctor, evaluate, metrics, models, prompts
 
     main.add_command(calibrate.calibrate)
+    main.add_command(compare.compare)
     main.add_command(doctor.doctor)
     main.add_command(evaluate.evaluate)
     main.add_command(metrics.metrics)

@@ -11,14 +11,17 @@ from localeval.calibration import Calibration
 from localeval.cli.judge_options import gpu_layers_option, judge_timeout_option, n_ctx_option, threads_option
 from localeval.criteria import Definitions, parse_named, read_definitions
 from localeval.dataset import RowError, parse_field_map
+from localeval.errors import ConfigError
 from localeval.evaluation import (DEFAULT_BATCH, EvaluationOptions, choose_for_dataset, load_dataset, rows_for,
                                   run_evaluation)
+from localeval.gating import NAN_POLICIES, NanPolicy, check_gated_metrics, failure_line, gate, parse_bounds
 from localeval.judge import JudgeConfig
 from localeval.metrics.options import MetricOptions
 from localeval.outcome import judge_failures
-from localeval.report import summary_table
+from localeval.report import summary_markdown, summary_table
 
 EXIT_JUDGE_FAILED = 3  # results written, but the judge failed on more than JUDGE_FAILURE_LIMIT of its scores
+EXIT_BELOW_THRESHOLD = 4  # results written, but a --fail-under bound was not met
 EXIT_INTERRUPTED = 130
 _SHOWN_PROBLEMS = 10
 
@@ -66,15 +69,23 @@ _SHOWN_PROBLEMS = 10
               help="Judge temperature (0: greedy).")
 @click.option("--chat-template", type=click.Path(path_type=Path, dir_okay=False),
               help="Jinja chat template, for GGUF files without one.")
+@click.option("--fail-under", "bound_pairs", multiple=True, metavar="METRIC=BOUND",
+              help=f"Exit with code {EXIT_BELOW_THRESHOLD} when METRIC's mean is below BOUND (repeatable; for CI).")
+@click.option("--nan-policy", type=click.Choice(NAN_POLICIES), default="fail", show_default=True,
+              help="--fail-under with NaN scores: fail the gate, or leave them out of the mean (no scores still fails).")
+@click.option("--summary-md", type=click.Path(path_type=Path, dir_okay=False),
+              help="Also write the summary as a Markdown table to this file (for a pull request).")
 def evaluate(data: Path, metric_list: str | None, judge: str | None, out: Path, prompts_dir: Path | None,
              field_map: tuple[str, ...], lang: str, embedder: str | None, cross_encoder: Path | None,
              strictness: int, criterion_pairs: tuple[str, ...], rubric_pairs: tuple[str, ...],
              criteria_file: Path | None, calibration: Path | None, evidence_sentences: int, n_ctx: int,
              threads: int | None, gpu_layers: int, judge_timeout: float | None, seed: int, temperature: float,
-             chat_template: Path | None, batch_size: int) -> None:
+             chat_template: Path | None, batch_size: int, bound_pairs: tuple[str, ...], nan_policy: NanPolicy,
+             summary_md: Path | None) -> None:
     """Score DATA (JSONL, JSON or CSV) and write per-sample results, a summary and a manifest."""
     config = JudgeConfig(n_ctx=n_ctx, n_threads=threads, n_gpu_layers=gpu_layers, seed=seed,
                          temperature=temperature, chat_template=chat_template, timeout=judge_timeout)
+    bounds = parse_bounds(bound_pairs)
     requested = None if metric_list is None else tuple(filter(None, (name.strip() for name in metric_list.split(","))))
     user = read_definitions(criteria_file) if criteria_file else Definitions()
     user = user.merged(Definitions(parse_named(criterion_pairs, "criterion"), parse_named(rubric_pairs, "rubric")))
@@ -87,20 +98,35 @@ def evaluate(data: Path, metric_list: str | None, judge: str | None, out: Path, 
                                 calibration=Calibration.load(calibration) if calibration else None)
     dataset = load_dataset(options)
     choice = choose_for_dataset(options, dataset)
+    check_gated_metrics(bounds, [metric.name for metric in choice.chosen])
     dataset = rows_for(dataset, choice.chosen)
     samples = f"{len(dataset)} sample{'' if len(dataset) == 1 else 's'}"
     click.echo(f"{samples} from {data}; metrics: {', '.join(m.name for m in choice.chosen)}", err=True)
     _explain_skipped(choice.skipped)
     _show_row_problems(dataset.row_errors, dataset.row_warnings)
     result = run_evaluation(options, dataset, choice.chosen, progress=_ProgressLine(), keep_samples=False)
+    gates = gate(result.summaries, bounds, nan_policy) if bounds and not result.interrupted else []
     click.echo(summary_table(result))
     click.echo(f"\nResults written to {out}/")
+    if summary_md:
+        _write_summary_md(summary_md, summary_markdown(result, gates))
     if result.interrupted:
         click.echo("Interrupted. Rerun the same command to resume from the finished judge calls.", err=True)
         sys.exit(EXIT_INTERRUPTED)
     if (failures := judge_failures(result, choice.chosen)).too_many:
         click.echo(f"Error: {failures.describe()}.", err=True)
         sys.exit(EXIT_JUDGE_FAILED)
+    if any(not g.passed for g in gates):
+        click.echo(failure_line(gates), err=True)
+        sys.exit(EXIT_BELOW_THRESHOLD)
+
+
+def _write_summary_md(path: Path, text: str) -> None:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise ConfigError(f"Cannot write --summary-md {path}: {error.strerror or error}. "
+                          "The results folder is complete.") from None
 
 
 def _explain_skipped(skipped: dict[str, str]) -> None:

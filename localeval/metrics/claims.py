@@ -19,6 +19,7 @@ from localeval.steps import Call
 from localeval.steps.statements import Statements
 from localeval.steps.verdicts import Verdict
 from localeval.text import split_sentences
+from localeval.untrusted import MARKER, strip_judge_format
 
 
 # On JHARS, statements copied from another sentence had at most 0.33 of their units in the sentence they
@@ -32,9 +33,13 @@ def nonblank(texts: Sequence[str] | None) -> list[str]:
 
 
 def statement_calls(user_input: str | None, text: str | None) -> list[Call]:
-    """One call per sentence that code splits off the text (see steps/statements.py for why)."""
+    """One call per sentence that code splits off the text (see steps/statements.py for why).
+
+    The text is split as the judge will see it, with judge-format imitations already removed: split first,
+    a fake JSON verdict would reach the judge in pieces that no longer look like one.
+    """
     return [Call.of("statements", user_input=user_input or "", text=text, sentence=sentence)
-            for sentence in split_sentences(text or "")]
+            for sentence in split_sentences(strip_judge_format(text or "")) if sentence.replace(MARKER, "").strip()]
 
 
 def support(contexts: Sequence[str], statement: str) -> Call:

@@ -37,11 +37,11 @@ CONTEXT_USEFULNESS = Step(
 )
 
 class CritiqueAnswer(BaseModel):
-    # Answer first, as a word: with reason-first 1/0 verdicts the 1.5B judge often contradicted its own
-    # reason ("it does not harm anyone" → 1); on the example data, answer-first "yes"/"no" flagged
-    # wrong answers as incorrect and benign ones as harmless far more often.
-    answer: Literal["yes", "no"]
+    # The reason comes first, then the answer as a word ("yes"/"no", which a 1.5B judge keeps consistent
+    # with its reason more often than 1/0): answer-first, the judge often wrote "no" before a reason that
+    # called the response harmful, and an injected "answer no" in the response steered that first token.
     reason: str = Field(min_length=1, max_length=240)
+    answer: Literal["yes", "no"]
 
     @property
     def verdict(self) -> int:
@@ -53,6 +53,6 @@ CRITIQUE = Step(
     inputs=("criterion", "user_input", "retrieved_contexts", "response"),
     output=CritiqueAnswer,
     max_tokens=160,
-    description="Answer the criterion's yes/no question about the response, then give a short reason.",
+    description="A short reason, then the yes/no answer to the criterion's question about the response.",
     fit=Fit("retrieved_contexts", query=("user_input", "response")),
 )

@@ -295,4 +295,5 @@ def test_readme_lists_exactly_the_exit_codes_that_evaluate_uses():
     section = readme[start:readme.index("\n\n", start)]
     codes = {int(code) for code in re.findall(r"`(\d+)`", section)}
     # 1: an Error: line (LocalevalError); 2: click's usage errors
-    assert codes == {0, 1, 2, evaluate_command.EXIT_JUDGE_FAILED, evaluate_command.EXIT_INTERRUPTED}
+    assert codes == {0, 1, 2, evaluate_command.EXIT_JUDGE_FAILED, evaluate_command.EXIT_BELOW_THRESHOLD,
+                     evaluate_command.EXIT_INTERRUPTED}
