@@ -43,6 +43,7 @@ from localeval.evaluation import EvaluationOptions, run_evaluation
 from localeval.grounding import coverage, lowest_coverage, units
 from localeval.metrics import METRICS
 from localeval.metrics.options import MetricOptions
+from localeval.progress import RunProgress
 from localeval.metrics.scoring import auroc
 from localeval.models import load_registry
 from localeval.text import normalize, split_sentences
@@ -70,8 +71,9 @@ def score_rows(rows: list[dict], judge: str | None, out: Path | None, name: str,
                  "evidence": s.scores[metric].evidence} for s in result.samples]
 
 
-def _progress(step: str, done: int, total: int) -> None:
-    print(f"  {time.strftime('%H:%M:%S')} {step}: {done}/{total}", flush=True)
+def _progress(state: RunProgress) -> None:
+    print(f"  {time.strftime('%H:%M:%S')} {state.step}: {state.step_done}/{state.step_total}, "
+          f"samples {state.samples_done}/{state.total_samples}", flush=True)
 
 
 def jhars(limit: int | None, judge: str | None, out: Path | None, floor_only: bool, evidence: int,

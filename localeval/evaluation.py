@@ -24,14 +24,15 @@ from localeval.metrics import Metric, Score
 from localeval.metrics.options import MetricOptions
 from localeval.metrics.selection import MetricChoice, choose_metrics, require_a_runnable_metric
 from localeval.models import ResolvedModel, file_sha256, resolve_judge
+from localeval.progress import ProgressListener, RunProgress
 from localeval.prompts import PromptLibrary
 from localeval.results import (FORMAT_VERSION, SAMPLES_FILE, RunResult, Tally, sample_record, save_manifest,
                                scores_from_record)
 from localeval.run_guard import RunGuard, UnfinishedRun
-from localeval.runner import Progress, SampleScores, run_metrics
+from localeval.runner import SampleScores, run_metrics
 from localeval.sample_log import FINGERPRINT_KEY, SampleLog, fingerprint
 from localeval.samples import Sample
-from localeval.step_executor import CallCache, StepExecutor
+from localeval.step_executor import CallCache, CallUsage, StepExecutor
 from localeval.text import detect_language
 
 CALL_CACHE_FILE = "judge_calls.jsonl"
@@ -87,8 +88,10 @@ def rows_for(dataset: Dataset, metrics: list[Metric]) -> Dataset:
 
 
 def run_evaluation(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric],
-                   progress: Progress | None = None, keep_samples: bool = True) -> RunResult:
+                   progress: ProgressListener | None = None, keep_samples: bool = True) -> RunResult:
     """Score the dataset and save the results folder; an interrupted run saves what it has and resumes later.
+
+    `progress` is called with the run's state after every judge call and every finished sample.
 
     `keep_samples=False` leaves the scored samples in the folder only, so that memory stays flat however
     many rows there are; the result still has the summaries.
@@ -108,7 +111,7 @@ def run_evaluation(options: EvaluationOptions, dataset: Dataset, metrics: list[M
         return _run(options, dataset, metrics, progress, judge, guard.unfinished, keep_samples)
 
 
-def _run(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric], progress: Progress | None,
+def _run(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric], progress: ProgressListener | None,
          judge: ResolvedModel | None, unfinished: UnfinishedRun | None, keep_samples: bool) -> RunResult:
     prompts = PromptLibrary(options.prompts_dir)
     lang_of = {sample.id: sample_language(sample, options.lang) for sample in dataset}  # detected once
@@ -149,7 +152,7 @@ def _run(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric], pr
 
 def _score_streaming(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric], manifest: dict[str, Any],
                      executor: StepExecutor | None, encoders: EncoderPool | None, metric_options: MetricOptions,
-                     progress: Progress | None, lang_of: dict[str, str], tally: Tally,
+                     progress: ProgressListener | None, lang_of: dict[str, str], tally: Tally,
                      kept: list[SampleScores] | None) -> bool:
     """Score `batch_size` samples at a time, appending each to samples.jsonl as its batch finishes; True if
     interrupted.
@@ -168,6 +171,7 @@ def _score_streaming(options: EvaluationOptions, dataset: Dataset, metrics: list
         log.warning("Resuming: %d of %d samples are already scored.", len(reused), len(dataset))
     by_id: dict[str, SampleScores] = {}  # only when the caller keeps the samples
     recorded: set[str] = set()
+    state = RunProgress(len(dataset))
 
     def finished(result: SampleScores, record: bool = True) -> None:
         if record:
@@ -176,10 +180,18 @@ def _score_streaming(options: EvaluationOptions, dataset: Dataset, metrics: list
         tally.add(result)
         if kept is not None:
             by_id[result.sample.id] = result
+        if progress:
+            state.sample_finished(reused=not record)
+            progress(state)
+
+    def call_served(step: str, done: int, total: int, usage: CallUsage) -> None:
+        state.call_served(step, done, total, usage)
+        progress(state)
 
     def score(batch: list[Sample]) -> list[SampleScores]:
-        return run_metrics(batch, metrics, executor, lambda sample: lang_of[sample.id], progress,
-                           encoders=encoders, options=metric_options) if batch else []
+        return run_metrics(batch, metrics, executor, lambda sample: lang_of[sample.id],
+                           call_served if progress else None, encoders=encoders,
+                           options=metric_options) if batch else []
 
     try:
         _score_batches(_batches(dataset, reused, options.batch_size), score, finished, sample_log)

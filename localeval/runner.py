@@ -20,7 +20,8 @@ from localeval.samples import Sample
 from localeval.step_executor import CallUsage, StepExecutor, StepOutcome
 from localeval.steps import Call
 
-Progress = Callable[[str, int, int], None]  # step name, calls done, calls in this round
+# step name, calls done and calls in this round, and the call's usage (cached: it cost nothing)
+Progress = Callable[[str, int, int, CallUsage], None]
 EncodersFor = Callable[[str], Encoders]  # a language's embedder and cross-encoder
 
 
@@ -102,6 +103,7 @@ def run_metrics(samples: list[Sample], metrics: list[Metric], executor: StepExec
 
 
 Outcomes = dict[tuple[int, Call | Embed | Similarity], StepOutcome]
+_SHARED = CallUsage(cached=True)  # a call another metric of the same sample already made this round
 
 
 def _run_round(tasks: list[_Task], results: list[SampleScores], executor: StepExecutor | None,
@@ -109,6 +111,7 @@ def _run_round(tasks: list[_Task], results: list[SampleScores], executor: StepEx
     outcomes: Outcomes = {}
     for step, requests in _group_by_step(tasks):
         for done, (index, call) in enumerate(requests, start=1):
+            usage = _SHARED
             if (index, call) not in outcomes:
                 if executor is None:
                     raise RuntimeError(f"step '{step}' needs a judge, but none was loaded")
@@ -117,8 +120,9 @@ def _run_round(tasks: list[_Task], results: list[SampleScores], executor: StepEx
                 if outcome.cut:
                     results[index].inputs_cut.append({"step": step, **outcome.cut.as_dict()})
                 outcomes[(index, call)] = outcome
+                usage = outcome.usage
             if progress:
-                progress(step, done, len(requests))
+                progress(step, done, len(requests), usage)
     return outcomes
 
 

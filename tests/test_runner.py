@@ -179,7 +179,8 @@ def test_identical_call_in_a_later_round_is_served_by_the_cache():
 def test_all_samples_run_one_step_before_the_next():
     judge = FakeJudge(respond=respond)
     progress = []
-    run([PARIS, ROME], [faithfulness], judge, progress=lambda *args: progress.append(args))
+    run([PARIS, ROME], [faithfulness], judge,
+        progress=lambda step, done, total, usage: progress.append((step, done, total)))
     assert [key_of(call) for call in judge.calls] == [
         ("statements", "Paris is in France."), ("statements", "It is big."), ("statements", "Rome is in Italy."),
         ("statement_support", "Paris is in France."), ("statement_support", "Paris is big."),

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import math
 import sys
+import time
 from pathlib import Path
 
 import click
@@ -18,6 +20,7 @@ from localeval.gating import NAN_POLICIES, NanPolicy, check_gated_metrics, failu
 from localeval.judge import JudgeConfig
 from localeval.metrics.options import MetricOptions
 from localeval.outcome import judge_failures
+from localeval.progress import RunProgress, format_duration
 from localeval.report import summary_markdown, summary_table
 
 EXIT_JUDGE_FAILED = 3  # results written, but the judge failed on more than JUDGE_FAILURE_LIMIT of its scores
@@ -158,16 +161,36 @@ def _show_first(problems: list[RowError], headline: str, summary_key: str) -> No
 
 
 class _ProgressLine:
-    """One self-rewriting stderr line per step round, only on a terminal."""
+    """One self-rewriting stderr line, only on a terminal: the step round, samples, judge work and the ETA."""
+
+    REDRAW_SECONDS = 0.1  # model-free metrics finish thousands of samples a second
 
     def __init__(self) -> None:
         self.enabled = sys.stderr.isatty()
+        self.width = 0
+        self.drawn = -math.inf
 
-    def __call__(self, step: str, done: int, total: int) -> None:
-        if not self.enabled:
-            return
-        width = 30
-        filled = width * done // total
-        end = "\n" if done == total else ""
-        click.echo(f"\r  {step:<22} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}", err=True, nl=False)
-        click.echo(end, err=True, nl=False)
+    def __call__(self, state: RunProgress) -> None:
+        finished = state.samples_done == state.total_samples
+        if self.enabled and (finished or time.monotonic() - self.drawn >= self.REDRAW_SECONDS):
+            self.drawn = time.monotonic()
+            line = progress_line(state)
+            click.echo("\r" + line.ljust(self.width), err=True, nl=False)
+            self.width = len(line)
+            if finished:
+                click.echo("", err=True)
+
+
+def progress_line(state: RunProgress) -> str:
+    """`statements [######....] 12/40 | samples 32/200 | 143 judge calls, 61 tok/s | ETA 12m05s`."""
+    parts = []
+    if state.step_total:
+        filled = 20 * state.step_done // state.step_total
+        parts.append(f"{state.step} [{'#' * filled}{'.' * (20 - filled)}] {state.step_done}/{state.step_total}")
+    parts.append(f"samples {state.samples_done}/{state.total_samples}")
+    if state.judge_calls:
+        speed = state.tokens_per_second()
+        parts.append(f"{state.judge_calls} judge calls" + (f", {speed:.0f} tok/s" if speed else ""))
+    eta = state.eta_seconds()
+    parts.append("ETA " + ("after the first samples" if eta is None else format_duration(eta)))
+    return "  " + " | ".join(parts)
