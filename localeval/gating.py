@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from localeval.errors import ConfigError
+from localeval.reasons import counted
 from localeval.results import MetricSummary
 
 NanPolicy = Literal["fail", "skip"]
@@ -61,8 +62,8 @@ def gate(summaries: Mapping[str, MetricSummary], bounds: Mapping[str, float], na
 
 def _gate_one(name: str, summary: MetricSummary, bound: float, nan_policy: NanPolicy) -> GateResult:
     if summary.nan_count and nan_policy == "fail":
-        reasons = ", ".join(f"{reason} ×{count}" for reason, count in summary.nan_reasons.items())
-        return GateResult(name, bound, False, f"{summary.nan_count} NaN ({reasons}) under --nan-policy fail")
+        return GateResult(name, bound, False,
+                          f"{summary.nan_count} NaN ({counted(summary.nan_reasons)}) under --nan-policy fail")
     if summary.count == 0:
         return GateResult(name, bound, False, "no scores")
     relation = ">=" if summary.mean >= bound else "<"

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from localeval.metrics import Metric
 from localeval.results import RunResult
-from localeval.reasons import JUDGE_FAILURES
+from localeval.reasons import JUDGE_FAILURES, counted
 
 # More than this share of the judge-based scores lost to judge failures fails the run (the CLI exits 3).
 JUDGE_FAILURE_LIMIT = 0.5
@@ -33,9 +33,8 @@ class JudgeFailures:
         return self.share > JUDGE_FAILURE_LIMIT
 
     def describe(self) -> str:
-        reasons = ", ".join(f"{reason} ×{count}" for reason, count in self.reasons.items())
         return (f"the judge failed on {self.failed} of {self.judged} judge-based scores ({self.share:.0%}: "
-                f"{reasons}), more than the {JUDGE_FAILURE_LIMIT:.0%} a run may lose; their NaN reasons and "
+                f"{counted(self.reasons)}), more than the {JUDGE_FAILURE_LIMIT:.0%} a run may lose; their NaN reasons and "
                 f"details are in samples.jsonl, and `localeval doctor` checks the judge")
 
 

@@ -13,6 +13,7 @@ import string
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -47,9 +48,12 @@ class PromptTemplate:
     input_template: str
     examples: tuple[Example, ...]
 
+    @cached_property
+    def data_tags(self) -> frozenset[str]:
+        return data_tags(self.input_template)
+
     def render_input(self, inputs: Mapping[str, StepInput]) -> str:
-        tags = data_tags(self.input_template)
-        values = {name: neutralize(format_input(value), tags) for name, value in inputs.items()}
+        values = {name: neutralize(format_input(value), self.data_tags) for name, value in inputs.items()}
         return self.input_template.format_map(values).strip()
 
     def messages(self, inputs: Mapping[str, StepInput]) -> list[Message]:

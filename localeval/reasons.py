@@ -1,5 +1,7 @@
 """Every reason a score can be NaN, in one place: `Score.nan` refuses any other, and README lists each."""
 
+from collections.abc import Mapping
+
 MISSING_FIELD = "missing_field"  # written `missing_field:<name>`, naming the field the row lacks
 
 # The row gives the metric nothing to score.
@@ -11,6 +13,11 @@ JUDGE_FAILURES = ("context_overflow", "judge_truncated", "judge_unparseable", "j
 # The embedder, a bug in a metric, or Ctrl-C.
 RUN_REASONS = ("encoder_nan", "metric_error", "interrupted")
 NAN_REASONS = DATA_REASONS + JUDGE_FAILURES + RUN_REASONS
+
+
+def counted(reasons: Mapping[str, int]) -> str:
+    """`no_statements ×2, judge_timeout ×1`: NaN reasons with their counts, as every report writes them."""
+    return ", ".join(f"{reason} ×{count}" for reason, count in reasons.items())
 
 
 def is_nan_reason(reason: str) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from localeval.gating import GateResult
+from localeval.reasons import counted
 from localeval.results import RunResult
 
 
@@ -13,9 +14,7 @@ def summary_table(result: RunResult) -> str:
     header = ("metric", "mean", "scored", "NaN", "NaN reasons")
     rows = [header]
     for name, summary in result.summaries.items():
-        reasons = ", ".join(f"{reason} ×{count}" for reason, count in summary.nan_reasons.items())
-        mean = "—" if math.isnan(summary.mean) else f"{summary.mean:.3f}"
-        rows.append((name, mean, str(summary.count), str(summary.nan_count), reasons))
+        rows.append((name, _mean(summary.mean), str(summary.count), str(summary.nan_count), counted(summary.nan_reasons)))
     lines = align_columns(rows, rule=True)
     usage = result.usage()
     samples = result.sample_count or 1
@@ -38,8 +37,7 @@ def summary_markdown(result: RunResult, gates: list[GateResult] | None = None) -
     header = ["Metric", "Mean", "Scored", "NaN"] + (["Gate"] if gate_of else [])
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join([":---"] + ["---:"] * 3 + [":---"] * bool(gate_of)) + "|"]
     for name, summary in result.summaries.items():
-        mean = "—" if math.isnan(summary.mean) else f"{summary.mean:.3f}"
-        cells = [f"`{name}`", mean, str(summary.count), str(summary.nan_count)]
+        cells = [f"`{name}`", _mean(summary.mean), str(summary.count), str(summary.nan_count)]
         if gate_of:
             gate = gate_of.get(name)
             cells.append("" if gate is None else f"{'pass' if gate.passed else '**FAIL**'}: {gate.why}")
@@ -59,6 +57,10 @@ def align_columns(rows: list[tuple[str, ...]], rule: bool = False) -> list[str]:
     if rule:
         lines.insert(1, "  ".join("-" * width for width in widths))
     return lines
+
+
+def _mean(value: float) -> str:
+    return "—" if math.isnan(value) else f"{value:.3f}"
 
 
 def _count(number: int, noun: str) -> str:
