@@ -1,6 +1,7 @@
 """Raw judge speed for this llama.cpp build: prompt processing and generation, with and without repacked weights.
 
     .venv/bin/python benchmarks/judge_speed.py [MODEL_NAME_OR_PATH] [--threads 2] [--prompt 512] [--generate 64]
+                                               [--gpu-layers 0]
 
 Prints the CPU, whether it has AMX, llama.cpp's system info, then tokens per second (median of
 --repeats runs) for each setting. "no repacking" is what `localeval evaluate` falls back to when
@@ -48,16 +49,18 @@ def main() -> None:
     parser.add_argument("--prompt", type=int, default=512)
     parser.add_argument("--generate", type=int, default=64)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--gpu-layers", type=int, default=0, help="Layers offloaded to the GPU (-1: all).")
     args = parser.parse_args()
     path = resolve_judge(args.model).path
     build = llama_build()
     print(f"CPU: {cpu().model}; AMX: {'yes' if cpu().has_amx else 'no'}")
     print(f"llama-cpp-python {build.version}; built by setup: {build.setup_stamp is not None}")
     print(f"system info: {build.system_info}")
-    print(f"model {path}, {args.threads} threads, {args.prompt}-token prompt, {args.generate} generated tokens")
+    print(f"model {path}, {args.threads} threads, {args.gpu_layers} GPU layers, {args.prompt}-token prompt, "
+          f"{args.generate} generated tokens")
     for repacking in (True, False):
         config = JudgeConfig(n_ctx=args.prompt + args.generate + 16, n_threads=args.threads,
-                             weight_repacking=repacking)
+                             weight_repacking=repacking, n_gpu_layers=args.gpu_layers)
         prompt_speed, generation_speed = measure(GGUFJudge(path, config), args.prompt, args.generate, args.repeats)
         label = "repacked weights" if repacking else "no repacking"
         print(f"  {label:<18} prompt {prompt_speed:7.1f} tokens/s   generation {generation_speed:6.1f} tokens/s")
