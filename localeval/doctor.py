@@ -15,7 +15,7 @@ from importlib import metadata
 
 from localeval.errors import LocalevalError
 from localeval.judge import JudgeConfig
-from localeval.judge_check import REBUILD, JudgeCheck, check_with_fallback
+from localeval.judge_check import REBUILD, JudgeCheck, check_with_fallback, explain_attempts
 from localeval.models import ModelStatus, check_gguf, load_registry, model_statuses, resolve_judge
 from localeval.system import cpu, llama_build
 
@@ -136,8 +136,7 @@ def _judge_findings(judge: str | None, statuses: list[ModelStatus], config: Judg
                                       f"({_generation_summary(final)}), and `localeval evaluate` falls back to that, "
                                       "which is slower on most CPUs", WARN)
     else:
-        problems = [attempt.problem for attempt in attempts]
-        yield Finding("judge", label, ". Without repacked weights: ".join(problems), FAIL)
+        yield Finding("judge", label, explain_attempts(attempts).rstrip("."), FAIL)
 
 
 def _generation_summary(check: JudgeCheck) -> str:

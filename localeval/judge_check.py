@@ -7,11 +7,17 @@ whether this llama.cpp build can run this model on this CPU. If it crashes with 
 repacked weights (as the AMX backend does on some CPUs, ggml-org/llama.cpp#20824), the check tries
 again without them, which is slower but runs. Passes are remembered per judge file, build, CPU and
 settings, so a run pays for the check once.
+
+The child loads the native libraries a run loads beside llama.cpp, in the run's order: localeval's own
+modules before the judge, torch after it. A llama.cpp built by another compiler than theirs can crash
+only in their company (two C++ runtimes in one process; seen with a CUDA build on a GPU machine), and a
+check of llama.cpp alone would pass there while every run crashed.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import logging
 import signal
@@ -28,7 +34,7 @@ from localeval.judge import JudgeConfig
 
 CHECK_TIMEOUT = 300.0  # loading a 7B judge from a cold disk, then a short generation
 REBUILD = "rebuild llama-cpp-python for this machine with scripts/setup.sh, then check with `localeval doctor`"
-_CHECK_VERSION = 1  # bump when what the check proves changes: older remembered passes no longer count
+_CHECK_VERSION = 2  # bump when what the check proves changes: older remembered passes no longer count
 _PROMPT = ("Read the passage and answer in JSON.\n\nPassage: The Rhine rises in the Swiss Alps, flows through "
            "Germany and the Netherlands, and reaches the North Sea near Rotterdam. It is about 1,230 kilometres "
            "long and has carried barge traffic since Roman times.\n\nQuestion: Into which sea does the Rhine flow?")
@@ -36,6 +42,11 @@ _SCHEMA = {"type": "object", "properties": {"answer": {"type": "string", "maxLen
            "required": ["answer"], "additionalProperties": False}
 _MAX_TOKENS = 24
 CHILD_COMMAND = [sys.executable, "-m", "localeval.judge_check"]  # run with the request as its one argument
+_TORCH_STAGE = "when torch was loaded after the judge had run"
+_CLASH_HINT = ("llama-cpp-python and those libraries bring different C++ runtimes (libstdc++), as a build made with "
+               "another compiler does. Rebuild llama-cpp-python with this system's compiler (scripts/setup.sh), or "
+               "start localeval with the runtime llama.cpp was linked against preloaded: "
+               "LD_PRELOAD=$(ldd {libllama} | awk '/libstdc/{{print $3}}') localeval ...")
 
 log = logging.getLogger("localeval")
 
@@ -61,10 +72,13 @@ class JudgeCheck:
 
 
 def check_judge(path: Path, config: JudgeConfig, command: list[str] | None = None,
-                timeout: float = CHECK_TIMEOUT) -> JudgeCheck:
-    """Generate a few tokens with the judge in a child process (`command` replaces the child in tests)."""
+                timeout: float = CHECK_TIMEOUT, alone: bool = False) -> JudgeCheck:
+    """Generate a few tokens with the judge in a child process (`command` replaces the child in tests).
+
+    `alone`: without the libraries a run loads beside llama.cpp, to tell whether they are what crashes.
+    """
     request = {"path": str(path), "n_threads": config.threads(), "n_gpu_layers": config.n_gpu_layers,
-               "weight_repacking": config.weight_repacking,
+               "weight_repacking": config.weight_repacking, "alone": alone,
                "chat_template": str(config.chat_template) if config.chat_template else None}
     command = command or CHILD_COMMAND
     try:
@@ -78,9 +92,8 @@ def check_judge(path: Path, config: JudgeConfig, command: list[str] | None = Non
     system_info = reports.get("system_info", "")
     result = reports.get("result")
     if completed.returncode < 0:
-        return JudgeCheck(False, config.weight_repacking, _crash_message(path, -completed.returncode, system_info,
-                                                                         completed.stderr),
-                          crashed=True, system_info=system_info)
+        message = _crash_message(path, -completed.returncode, system_info, completed.stderr, reports.get("stage"))
+        return JudgeCheck(False, config.weight_repacking, message, crashed=True, system_info=system_info)
     if completed.returncode != 0 or not result or not result.get("ok"):
         error = (result or {}).get("error") or _tail(completed.stderr) or f"exit status {completed.returncode}"
         return JudgeCheck(False, config.weight_repacking, f"the judge check on {path} failed: {error}",
@@ -91,11 +104,17 @@ def check_judge(path: Path, config: JudgeConfig, command: list[str] | None = Non
 
 
 def check_with_fallback(path: Path, config: JudgeConfig, command: list[str] | None = None) -> list[JudgeCheck]:
-    """The check as configured and, if that crashed with repacked weights, once more without them."""
-    first = check_judge(path, config, command)
-    if first.ok or not first.crashed or not config.weight_repacking:
-        return [first]
-    return [first, check_judge(path, replace(config, weight_repacking=False), command)]
+    """The check as configured; if that crashed with repacked weights, once more without them; and if every
+    try crashed, once with llama.cpp alone, whose pass says the crash comes from its neighbours."""
+    attempts = [check_judge(path, config, command)]
+    if attempts[0].ok or not attempts[0].crashed:
+        return attempts
+    if config.weight_repacking:
+        attempts.append(check_judge(path, replace(config, weight_repacking=False), command))
+    if not attempts[-1].ok and attempts[-1].crashed and check_judge(path, config, command, alone=True).ok:
+        attempts.append(JudgeCheck(False, config.weight_repacking, _clash_message(path), crashed=True,
+                                   system_info=attempts[0].system_info))
+    return attempts
 
 
 def ensure_judge_runs(path: Path, judge_sha256: str, config: JudgeConfig, trust_remembered: bool = True,
@@ -112,7 +131,7 @@ def ensure_judge_runs(path: Path, judge_sha256: str, config: JudgeConfig, trust_
     if remembered is None:
         attempts = check_with_fallback(path, config, command)
         if not attempts[-1].ok:
-            raise JudgeCrashError(_explain_attempts(attempts))
+            raise JudgeCrashError(explain_attempts(attempts))
         remembered = {"weight_repacking": attempts[-1].weight_repacking, "problem": attempts[0].problem}
         _remember(key_parts, remembered)
     if config.weight_repacking and not remembered["weight_repacking"]:
@@ -121,17 +140,21 @@ def ensure_judge_runs(path: Path, judge_sha256: str, config: JudgeConfig, trust_
     return replace(config, weight_repacking=remembered["weight_repacking"])
 
 
-def _explain_attempts(attempts: list[JudgeCheck]) -> str:
-    if len(attempts) == 1:
-        return _sentence(attempts[0].problem)
-    return (f"{_sentence(attempts[0].problem)} Without repacked weights it failed too: "
-            f"{attempts[1].problem}")
+def explain_attempts(attempts: list[JudgeCheck]) -> str:
+    """Every failed try in one message: as configured, without repacked weights, and the verdict on trying alone."""
+    text = _sentence(attempts[0].problem)
+    for attempt in attempts[1:]:
+        without = attempt.weight_repacking != attempts[0].weight_repacking
+        text += (" Without repacked weights it failed too: " if without else " ") + _sentence(attempt.problem)
+    return text
 
 
-def _crash_message(path: Path, signum: int, system_info: str, stderr: str) -> str:
+def _crash_message(path: Path, signum: int, system_info: str, stderr: str, stage: str | None) -> str:
     name = _signal_name(signum)
-    message = f"llama.cpp crashed while running the judge {path} ({name})"
-    if signum == signal.SIGILL:
+    message = f"llama.cpp crashed while running the judge {path} ({name}{', ' + stage if stage else ''})"
+    if stage == _TORCH_STAGE:
+        hint = _CLASH_HINT.format(libllama=_libllama())
+    elif signum == signal.SIGILL:
         hint = ("this llama-cpp-python was compiled for CPU instructions this CPU lacks, for instance on "
                 f"another machine: {REBUILD}")
     elif "AMX_INT8 = 1" in system_info:
@@ -141,6 +164,19 @@ def _crash_message(path: Path, signum: int, system_info: str, stderr: str) -> st
         hint = REBUILD
     detail = _tail(stderr)
     return f"{message}: {hint}" + (f". Its last words: {detail}" if detail else "")
+
+
+def _clash_message(path: Path) -> str:
+    return (f"llama.cpp runs the judge {path} alone, but crashes in a process that has also loaded the native "
+            f"libraries localeval runs with (numpy, rapidfuzz, torch): {_CLASH_HINT.format(libllama=_libllama())}")
+
+
+def _libllama() -> str:
+    from importlib.util import find_spec
+
+    spec = find_spec("llama_cpp")
+    package = Path(spec.origin).parent if spec and spec.origin else Path("llama_cpp")
+    return str(package / "lib" / "libllama.so")
 
 
 def _signal_name(signum: int) -> str:
@@ -201,6 +237,9 @@ def _child(request: dict[str, Any]) -> int:
     from localeval.judge import GGUFJudge
 
     _emit({"system_info": llama_cpp.llama_print_system_info().decode("utf-8", errors="replace").strip()})
+    if not request.get("alone"):
+        _emit({"stage": "with localeval's modules loaded"})
+        importlib.import_module("localeval.evaluation")
     config = JudgeConfig(n_ctx=1024, n_threads=request["n_threads"], n_gpu_layers=request["n_gpu_layers"],
                          weight_repacking=request["weight_repacking"],
                          chat_template=Path(request["chat_template"]) if request["chat_template"] else None)
@@ -212,6 +251,9 @@ def _child(request: dict[str, Any]) -> int:
         return 2
     load_seconds = time.perf_counter() - started
     generation = judge.generate([{"role": "user", "content": _PROMPT}], _SCHEMA, _MAX_TOKENS, seed=0, temperature=0.0)
+    if not request.get("alone"):
+        _emit({"stage": _TORCH_STAGE})
+        importlib.import_module("torch")  # the embedders load it after the judge
     _emit({"result": {"ok": True, "load_seconds": round(load_seconds, 3), "prompt_tokens": generation.prompt_tokens,
                       "completion_tokens": generation.completion_tokens, "seconds": round(generation.seconds, 3),
                       "answer": generation.text}})

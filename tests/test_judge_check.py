@@ -135,3 +135,26 @@ def test_evaluate_refuses_a_judge_that_crashes_either_way(tmp_path):
     message = str(raised.value)
     assert message.startswith("llama.cpp crashed while running the judge judge.gguf (SIGSEGV, segmentation fault)")
     assert "Without repacked weights it failed too: llama.cpp crashed" in message
+
+
+def test_a_crash_only_beside_the_runs_libraries_is_told_apart(tmp_path):
+    command = stand_in(tmp_path, "if not request['alone']: os.kill(os.getpid(), signal.SIGSEGV)")
+    attempts = check_with_fallback(Path("judge.gguf"), JudgeConfig(), command)
+    assert [(a.ok, a.weight_repacking) for a in attempts] == [(False, True), (False, False), (False, True)]
+    requests = [json.loads(line) for line in calls(tmp_path).read_text().splitlines()]
+    assert [r["alone"] for r in requests] == [False, False, True]
+    with pytest.raises(JudgeCrashError) as raised:
+        ensure_judge_runs(Path("judge.gguf"), "12" * 32, JudgeConfig(), command=command)
+    message = str(raised.value)
+    assert "llama.cpp runs the judge judge.gguf alone, but crashes in a process that has also loaded" in message
+    assert "different C++ runtimes (libstdc++)" in message and "LD_PRELOAD=$(ldd " in message
+
+
+def test_a_crash_when_torch_joins_names_that_moment(tmp_path):
+    behaviour = ("print(json.dumps({'stage': 'when torch was loaded after the judge had run'}), flush=True)\n"
+                 + SEGFAULT)
+    check = check_judge(Path("judge.gguf"), JudgeConfig(), command=stand_in(tmp_path, behaviour))
+    assert check.crashed
+    assert check.problem.startswith("llama.cpp crashed while running the judge judge.gguf (SIGSEGV, segmentation "
+                                    "fault, when torch was loaded after the judge had run)")
+    assert "different C++ runtimes" in check.problem

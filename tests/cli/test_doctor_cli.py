@@ -43,7 +43,7 @@ def test_doctor_fails_with_a_clear_message_when_the_judge_crashes(monkeypatch, s
     assert result.exit_code == 1
     judge_line = next(line for line in result.output.splitlines() if line.startswith("  FAIL smollm2-135m:"))
     assert f"llama.cpp crashed while running the judge {smollm_path} (SIGSEGV, segmentation fault)" in judge_line
-    assert "Without repacked weights: llama.cpp crashed" in judge_line
+    assert "Without repacked weights it failed too: llama.cpp crashed" in judge_line
     assert "1 problem found (marked FAIL)." in result.output
 
 
