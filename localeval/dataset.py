@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -18,6 +19,8 @@ CHECKED_FIELDS = FIELDS + EXTRA_TEXT_FIELDS  # the per-row fields whose values a
 _DELIMITERS = ",;\t|"  # CSV separators tried in turn, the first whose header names a known column wins
 _ID_LISTS = ("retrieved_context_ids", "reference_context_ids")
 _ALIAS, _CANONICAL, _MAPPED = 0, 1, 2
+_ROW_ERROR_TEXT = re.compile(r"(?P<unit>line|record|row) (?P<row>\d+)(?: \(id (?P<id>.*?)\))?: "
+                             r"(?:(?P<field>[A-Za-z_][\w.\-]*): )?(?P<problem>.*)", re.DOTALL)
 _KINDS = {
     type(None): "null", bool: "a boolean", int: "a number", float: "a number",
     str: "a string", list: "a list", dict: "an object",
@@ -38,6 +41,13 @@ class RowError:
     def __str__(self) -> str:
         where = f"{self.unit} {self.row}" + (f" (id {self.id})" if self.id is not None else "")
         return f"{where}: " + (f"{self.field}: " if self.field else "") + self.problem
+
+    @classmethod
+    def parse(cls, text: str) -> RowError:
+        """Read back what `str()` wrote (summary.json keeps row problems as text)."""
+        if not (match := _ROW_ERROR_TEXT.match(text)):
+            return cls(0, None, None, text)
+        return cls(int(match["row"]), match["id"], match["field"], match["problem"], match["unit"])
 
 
 @dataclass(frozen=True, slots=True)

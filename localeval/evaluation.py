@@ -88,31 +88,38 @@ def rows_for(dataset: Dataset, metrics: list[Metric]) -> Dataset:
 
 
 def run_evaluation(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric],
-                   progress: ProgressListener | None = None, keep_samples: bool = True) -> RunResult:
+                   progress: ProgressListener | None = None, keep_samples: bool = True,
+                   judge: LoadedJudge | None = None, encoders: EncoderPool | None = None) -> RunResult:
     """Score the dataset and save the results folder; an interrupted run saves what it has and resumes later.
 
     `progress` is called with the run's state after every judge call and every finished sample.
 
     `keep_samples=False` leaves the scored samples in the folder only, so that memory stays flat however
     many rows there are; the result still has the summaries.
+
+    `judge` and `encoders`, when given, are models already in memory (the API's reuse between runs); without
+    them, the run loads what its metrics need and `options.judge` names.
     """
     if not metrics:
         raise ConfigError("No metric to compute: a run would score nothing.")
     dataset = rows_for(dataset, metrics)
     if options.cross_encoder is not None:
         require_cross_encoder(options.cross_encoder)  # before any model loads
-    judge = resolve_judge(options.judge) if any("judge" in metric.models for metric in metrics) else None
-    if judge and judge.entry and judge.entry.plumbing:
+    needs_judge = any("judge" in metric.models for metric in metrics)
+    resolved = resolve_judge(options.judge) if needs_judge and judge is None else None
+    if resolved and resolved.entry and resolved.entry.plumbing:
         log.warning("The judge %s is for testing localeval itself (%s): its scores say nothing about your data.",
-                    judge.entry.name, judge.entry.description)
+                    resolved.entry.name, resolved.entry.description)
     with RunGuard(options.out) as guard:
         if guard.unfinished:
             log.warning(guard.unfinished.describe(options.out))
-        return _run(options, dataset, metrics, progress, judge, guard.unfinished, keep_samples)
+        return _run(options, dataset, metrics, progress, resolved or (judge if needs_judge else None), encoders,
+                    guard.unfinished, keep_samples)
 
 
 def _run(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric], progress: ProgressListener | None,
-         judge: ResolvedModel | None, unfinished: UnfinishedRun | None, keep_samples: bool) -> RunResult:
+         judge: ResolvedModel | LoadedJudge | None, encoders: EncoderPool | None, unfinished: UnfinishedRun | None,
+         keep_samples: bool) -> RunResult:
     prompts = PromptLibrary(options.prompts_dir)
     lang_of = {sample.id: sample_language(sample, options.lang) for sample in dataset}  # detected once
     used_langs = sorted(set(lang_of.values()))
@@ -126,15 +133,17 @@ def _run(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric], pr
                              criteria={lang: d.criteria for lang, d in definitions.items()},
                              rubrics={lang: d.rubrics for lang, d in definitions.items()},
                              calibrations=calibrations)
-    executor, judge_manifest = None, None
+    if isinstance(judge, ResolvedModel):
+        judge = load_judge(judge, options.judge_config, recheck=bool(unfinished and unfinished.crash))
+    if encoders is None and any("embedder" in metric.models for metric in metrics):
+        encoders = EncoderPool(options.embedder, options.cross_encoder)
+    executor = None
     if judge is not None:
-        executor, judge_manifest = _load_judge(judge, options, prompts, recheck=bool(unfinished and unfinished.crash))
+        executor = StepExecutor(judge.judge, judge.identity, prompts, judge.config,
+                                CallCache(options.out / CALL_CACHE_FILE))
         if unfinished or executor.cache:
             log.warning("Resuming: %d judge calls are already done.", len(executor.cache))
-    encoders = None
-    if any("embedder" in metric.models for metric in metrics):
-        encoders = EncoderPool(options.embedder, options.cross_encoder)
-    manifest = _manifest(options, dataset, metrics, prompts, steps, used_langs, judge_manifest)
+    manifest = _manifest(options, dataset, metrics, prompts, steps, used_langs, judge.manifest if judge else None)
     manifest["calibration"] = {lang: {"name": c.name, "fitted_on": c.fitted_on, "weights": c.weights, "bias": c.bias}
                                for lang, c in calibrations.items()}
     manifest["languages"] = dict(Counter(lang_of.values()))
@@ -296,18 +305,26 @@ def _require_rows(dataset: Dataset) -> Dataset:
     return dataset
 
 
-def _load_judge(resolved: ResolvedModel, options: EvaluationOptions, prompts: PromptLibrary,
-                recheck: bool = False) -> tuple[StepExecutor, dict[str, Any]]:
+@dataclass(frozen=True)
+class LoadedJudge:
+    """A checked judge in memory, with what the call cache and the manifest know it by."""
+
+    judge: GGUFJudge
+    config: JudgeConfig  # as loaded: the check may have turned weight repacking off
+    identity: str  # keys the call cache: the file's sha256, and the chat template's when one was given
+    manifest: dict[str, Any]
+
+
+def load_judge(resolved: ResolvedModel, config: JudgeConfig, recheck: bool = False) -> LoadedJudge:
     """Prove in a child process that llama.cpp can run the checked judge file here, then load it.
 
     `recheck`: the previous run into the folder crashed, so a remembered check no longer counts.
     """
     entry, info = resolved.entry, resolved.info
-    check_gpu_offload(options.judge_config.n_gpu_layers)
+    check_gpu_offload(config.n_gpu_layers)
     sha256 = file_sha256(resolved.path)
-    config = ensure_judge_runs(resolved.path, sha256, options.judge_config, trust_remembered=not recheck)
+    config = ensure_judge_runs(resolved.path, sha256, config, trust_remembered=not recheck)
     judge = GGUFJudge(resolved.path, config)
-    cache = CallCache(options.out / CALL_CACHE_FILE)
     # A template given with --chat-template changes every prompt, so it is part of the judge's identity.
     template = f":template:{judge.template_sha256}" if config.chat_template else ""
     manifest = {"path": str(resolved.path), "name": entry.name if entry else None, "sha256": sha256,
@@ -315,7 +332,7 @@ def _load_judge(resolved: ResolvedModel, options: EvaluationOptions, prompts: Pr
                 "chat_template": str(config.chat_template or "from GGUF metadata"),
                 "chat_template_sha256": judge.template_sha256,
                 "config": {**vars(config), "chat_template": None, "n_threads": config.threads(), "n_ctx": judge.n_ctx}}
-    return StepExecutor(judge, sha256 + template, prompts, config, cache), manifest
+    return LoadedJudge(judge, config, sha256 + template, manifest)
 
 
 class EncoderPool:

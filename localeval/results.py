@@ -12,14 +12,18 @@ import math
 import os
 from collections import Counter
 from dataclasses import dataclass, field, replace
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from localeval.dataset import RowError
 from localeval.errors import ConfigError
 from localeval.metrics import Score
 from localeval.runner import SampleScores, Usage
-from localeval.samples import Sample
+from localeval.samples import FIELDS, Sample
+
+if TYPE_CHECKING:
+    import pandas
 
 FORMAT_VERSION = 1
 SCORE_DIGITS = 6  # decimals kept in samples.jsonl
@@ -83,6 +87,7 @@ class RunResult:
     interrupted: bool = False
     row_warnings: list[RowError] = field(default_factory=list)  # bad values in fields that no metric read
     tally: Tally | None = None  # None: tallied from `samples`
+    folder: Path | None = None  # the results folder, when the run wrote one that stays
     summaries: dict[str, MetricSummary] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -115,14 +120,39 @@ class RunResult:
                       "seconds_per_sample": round(usage.seconds / per_sample, 3)},
         }
 
-    def save(self, out_dir: Path) -> None:
+    def to_pandas(self) -> pandas.DataFrame:
+        """One row per sample: id, language, its input fields where held, a column per metric (NaN where there is
+        no score), and dicts of NaN reasons and evidence. Needs pandas (`pip install 'localeval[pandas]'`)."""
+        try:
+            import pandas
+        except ImportError:
+            raise ConfigError("to_pandas() needs pandas: pip install 'localeval[pandas]'.") from None
+        self._require_samples()
+        rows = []
+        for result in self.samples:
+            inputs = {name: list(value) if isinstance(value, tuple) else value
+                      for name in FIELDS if (value := getattr(result.sample, name)) is not None}
+            rows.append({"id": result.sample.id, "lang": result.lang, **inputs,
+                         **{name: result.scores[name].value if name in result.scores else math.nan
+                            for name in self.metrics},
+                         "nan_reasons": {name: score.reason for name, score in result.scores.items() if score.is_nan},
+                         "evidence": {name: score.evidence for name, score in result.scores.items()
+                                      if score.evidence}})
+        return pandas.DataFrame(rows)
+
+    def save(self, out_dir: str | Path) -> None:
         """The whole folder, from the samples held in memory."""
-        if len(self.samples) != self.sample_count:
-            raise ValueError("this result does not hold its samples: they are in the run's own results folder")
+        self._require_samples()
+        out_dir = Path(out_dir)
         out_dir.mkdir(parents=True, exist_ok=True)
         lines = (json.dumps(sample_record(result), ensure_ascii=False) + "\n" for result in self.samples)
         write_atomically(out_dir / SAMPLES_FILE, "".join(lines))
         self.save_summary(out_dir)
+
+    def _require_samples(self) -> None:
+        if len(self.samples) != self.sample_count:
+            raise ConfigError("This result does not hold its samples (keep_samples=False): they are in its results "
+                              "folder; load(folder) reads them back.")
 
     def save_summary(self, out_dir: Path) -> None:
         """summary.json and manifest.json: all a run that streamed samples.jsonl has left to write."""
@@ -159,23 +189,55 @@ def scores_from_record(record: dict[str, Any], sample: Sample) -> SampleScores:
                         record.get("inputs_cut", []))
 
 
+def load_results(out_dir: str | Path) -> RunResult:
+    """A results folder read back: every sample's scores, NaN reasons and evidence, the summary's row problems
+    and the manifest. The samples carry their id and row only; the inputs stay in the dataset."""
+    out_dir = Path(out_dir)
+    manifest, summary = _read_json(out_dir / MANIFEST_FILE), _read_json(out_dir / SUMMARY_FILE)
+    samples = [scores_from_record(record, Sample(str(record["id"]), int(record.get("row", 0))))
+               for record in _sample_records(out_dir)]
+    metrics = list(manifest.get("metrics") or summary.get("metrics") or {})
+    return RunResult(metrics, samples, [RowError.parse(text) for text in summary.get("row_errors", [])],
+                     {key: value for key, value in manifest.items() if key != "format_version"},
+                     interrupted=bool(summary.get("interrupted")),
+                     row_warnings=[RowError.parse(text) for text in summary.get("row_warnings", [])], folder=out_dir)
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        raise ConfigError(f"{path.parent} is not a finished results folder: it has no {path.name}.")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise ConfigError(f"{path}: not readable as JSON ({error}).") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: not a localeval {path.name}.")
+    return data
+
+
 def read_scores(out_dir: Path) -> dict[str, dict[str, float]]:
     """Each sample's scores, by sample id, from a results folder's samples.jsonl; NaN where a score is missing."""
+    return {str(record["id"]): {name: math.nan if value is None else float(value)
+                                for name, value in record["scores"].items()}
+            for record in _sample_records(out_dir)}
+
+
+def _sample_records(out_dir: Path) -> Iterator[dict[str, Any]]:
+    """samples.jsonl's records, each checked for an id and a scores object."""
     path = out_dir / SAMPLES_FILE
     if not path.is_file():
         raise ConfigError(f"{out_dir} is not a results folder: it has no {SAMPLES_FILE}.")
-    scores = {}
     with path.open(encoding="utf-8") as lines:
         for number, line in enumerate(lines, start=1):
             if not line.strip():
                 continue
             try:
                 record = json.loads(line)
-                scores[str(record["id"])] = {name: math.nan if value is None else float(value)
-                                             for name, value in record["scores"].items()}
-            except (ValueError, TypeError, KeyError, AttributeError) as error:
+                if not isinstance(record["scores"], dict) or record["id"] is None:
+                    raise TypeError("no scores object or no id")
+            except (ValueError, TypeError, KeyError) as error:
                 raise ConfigError(f"{path}, line {number}: not a sample record ({error}).") from None
-    return scores
+            yield record
 
 
 def _json_float(value: float) -> float | None:

@@ -18,7 +18,6 @@ from localeval import evaluation
 from localeval.cli import evaluate as evaluate_command
 from localeval.cli import main
 from localeval.models import ResolvedModel, resolve_embedder_dir
-from localeval.step_executor import StepExecutor
 from localeval.system import llama_build
 
 GOOD_ROW = {"user_input": "What colour is the sky?", "response": "Blue.", "reference": "Blue.",
@@ -51,11 +50,11 @@ def judge_replying(monkeypatch: pytest.MonkeyPatch):
     """Install a FakeJudge in place of the GGUF judge that `evaluate` would check and load."""
 
     def install(judge: FakeJudge) -> FakeJudge:
-        def load(resolved, options, prompts, recheck=False):
-            return StepExecutor(judge, "fake-judge", prompts, options.judge_config), {"name": "fake"}
+        def load(resolved, config, recheck=False):
+            return evaluation.LoadedJudge(judge, config, "fake-judge", {"name": "fake"})
 
         monkeypatch.setattr(evaluation, "resolve_judge", lambda name: ResolvedModel(Path("fake.gguf"), None, None))
-        monkeypatch.setattr(evaluation, "_load_judge", load)
+        monkeypatch.setattr(evaluation, "load_judge", load)
         return judge
 
     return install
@@ -268,7 +267,7 @@ def no_judge_may_load(*args, **kwargs):
 def test_an_out_that_cannot_be_written_fails_before_the_judge_loads(data, tmp_path, monkeypatch, out, message):
     (tmp_path / "a-file").write_text("a file, not a folder")
     out = out if out.startswith("/") else str(tmp_path / out)
-    monkeypatch.setattr(evaluation, "_load_judge", no_judge_may_load)
+    monkeypatch.setattr(evaluation, "load_judge", no_judge_may_load)
     result = evaluate(data, Path(out), "--metrics", "faithfulness", "--judge", "smollm2-135m")
     assert_refused(result, message.format(out=out))
 

@@ -1,0 +1,164 @@
+"""The Python front door: `evaluate` for notebooks and scripts, with the judge and embedders loaded once.
+
+The CLI's `evaluate` runs the same pipeline (dataset check, metric choice, `run_evaluation`); this module adds
+what a Python caller needs on top: in-memory data (a list of dicts or a pandas DataFrame), models kept in memory
+between calls, and a results folder that is optional.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Union
+
+from localeval.calibration import Calibration
+from localeval.criteria import Definitions, parse_named
+from localeval.errors import ConfigError
+from localeval.evaluation import (DEFAULT_BATCH, EncoderPool, EvaluationOptions, LoadedJudge, choose_for_dataset,
+                                  load_dataset, load_judge, rows_for, run_evaluation)
+from localeval.judge import JudgeConfig
+from localeval.metrics.options import MetricOptions
+from localeval.models import resolve_judge
+from localeval.progress import ProgressListener
+from localeval.results import RunResult
+
+if TYPE_CHECKING:
+    import pandas
+
+log = logging.getLogger("localeval")
+Data = Union[str, Path, Iterable[Mapping[str, Any]], "pandas.DataFrame"]
+
+
+class Judge:
+    """A judge GGUF, checked and loaded once: pass it to any number of `evaluate` calls.
+
+    `model` is a file path or a registry name (`localeval models list`); None is the registry's default judge.
+    """
+
+    def __init__(self, model: str | Path | None = None, *, n_ctx: int = 8192, threads: int | None = None,
+                 gpu_layers: int = 0, seed: int = 0, temperature: float = 0.0, chat_template: str | Path | None = None,
+                 timeout: float | None = None) -> None:
+        config = JudgeConfig(n_ctx=n_ctx, n_threads=threads, n_gpu_layers=gpu_layers, seed=seed,
+                             temperature=temperature, timeout=timeout,
+                             chat_template=Path(chat_template) if chat_template else None)
+        self.loaded: LoadedJudge = load_judge(resolve_judge(None if model is None else str(model)), config)
+
+    @property
+    def path(self) -> Path:
+        return Path(self.loaded.manifest["path"])
+
+    def __repr__(self) -> str:
+        return f"Judge({str(self.path)!r}, sha256={self.loaded.manifest['sha256'][:12]}…)"
+
+
+class Embedders:
+    """The embedders (and an optional cross-encoder), each loaded on first use and kept for later calls.
+
+    `embedder`: a registry name, a sentence-transformers folder or a GGUF file; None picks per language.
+    """
+
+    def __init__(self, embedder: str | Path | None = None, cross_encoder: str | Path | None = None) -> None:
+        self.pool = EncoderPool(None if embedder is None else str(embedder),
+                                Path(cross_encoder) if cross_encoder else None)
+
+
+def evaluate(data: Data, metrics: Sequence[str] | str | None = None, judge: Judge | str | Path | None = None,
+             out: str | Path | None = None, *, embedders: Embedders | None = None, lang: str = "auto",
+             field_map: Mapping[str, str] | None = None, prompts: str | Path | None = None,
+             criteria: Mapping[str, str] | None = None, rubrics: Mapping[str, str] | None = None,
+             strictness: int = 3, evidence_sentences: int = 0, calibration: str | Path | None = None,
+             batch_size: int = DEFAULT_BATCH, progress: ProgressListener | None = None, keep_samples: bool = True,
+             **judge_options: Any) -> RunResult:
+    """Score `data` and return the run's result; with `out`, also write (or resume) a results folder there.
+
+    `data`: a JSONL, JSON or CSV file, a list of dicts, or a pandas DataFrame, with the dataset fields
+    (user_input, response, retrieved_contexts, reference, ...; `field_map` renames others).
+    `metrics`: names, or a comma-separated string; None is the default suite the data has fields for.
+    `judge`: a `Judge` to reuse, or a path or registry name loaded for this call only; `judge_options`
+    (n_ctx, threads, gpu_layers, seed, temperature, chat_template, timeout) apply to the latter.
+    `keep_samples=False` keeps per-sample results in `out` only, for datasets too large for memory.
+    """
+    if isinstance(judge, Judge) and judge_options:
+        raise ConfigError(f"Judge options ({', '.join(sorted(judge_options))}) belong to Judge(...) when a loaded "
+                          "Judge is passed.")
+    if out is None and not keep_samples:
+        raise ConfigError("keep_samples=False needs out=: the samples would be kept nowhere.")
+    definitions = Definitions(parse_named(_pairs(criteria), "criterion"), parse_named(_pairs(rubrics), "rubric"))
+    with tempfile.TemporaryDirectory(prefix="localeval-") as scratch:
+        options = EvaluationOptions(
+            data=_data_file(data, Path(scratch)), out=Path(out) if out is not None else Path(scratch) / "results",
+            metrics=_metric_names(metrics), judge=None if judge is None or isinstance(judge, Judge) else str(judge),
+            judge_config=_judge_config(judge_options), prompts_dir=Path(prompts) if prompts else None,
+            field_map=dict(field_map or {}), lang=lang, definitions=definitions, batch_size=batch_size,
+            metric_options=MetricOptions(strictness=strictness, evidence_sentences=evidence_sentences),
+            calibration=Calibration.load(Path(calibration)) if calibration else None)
+        dataset = load_dataset(options)
+        choice = choose_for_dataset(options, dataset)
+        for name, why in choice.skipped.items():
+            if not why.startswith("not in the default suite"):
+                log.warning("Skipped %s: %s", name, why)
+        dataset = rows_for(dataset, choice.chosen)
+        for error in dataset.row_errors:
+            log.warning("Row skipped: %s", error)
+        result = run_evaluation(options, dataset, choice.chosen, progress=progress, keep_samples=keep_samples,
+                                judge=judge.loaded if isinstance(judge, Judge) else None,
+                                encoders=embedders.pool if embedders else None)
+    result.folder = Path(out) if out is not None else None
+    return result
+
+
+def _data_file(data: Data, scratch: Path) -> Path:
+    """A file path as it is; in-memory records as a JSONL file, which the dataset reader checks row by row."""
+    if isinstance(data, (str, Path)):
+        return Path(data)
+    if hasattr(data, "to_dict") and hasattr(data, "columns"):  # a pandas DataFrame, without importing pandas
+        data = data.to_dict(orient="records")
+    if isinstance(data, Mapping) or not isinstance(data, Iterable):
+        raise ConfigError(f"data must be a file path, a list of dicts or a pandas DataFrame, not {type(data).__name__}.")
+    path = scratch / "records.jsonl"
+    with path.open("w", encoding="utf-8") as file:
+        for number, record in enumerate(data, start=1):
+            if not isinstance(record, Mapping):
+                raise ConfigError(f"data record {number} is a {type(record).__name__}, not a dict.")
+            present = {str(key): value for key, value in record.items() if not _missing(value)}
+            file.write(json.dumps(present, ensure_ascii=False, default=_plain) + "\n")
+    return path
+
+
+def _missing(value: Any) -> bool:
+    """A DataFrame fills absent fields with None or NaN: such a field is left out, as in a JSONL row without it."""
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _plain(value: Any) -> Any:
+    """numpy scalars and arrays, as a DataFrame holds them, as JSON values."""
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    raise TypeError(f"a {type(value).__name__} cannot be a dataset value")
+
+
+def _metric_names(metrics: Sequence[str] | str | None) -> tuple[str, ...] | None:
+    if metrics is None:
+        return None
+    names = metrics.split(",") if isinstance(metrics, str) else metrics
+    return tuple(filter(None, (name.strip() for name in names)))
+
+
+def _pairs(named: Mapping[str, str] | None) -> list[str]:
+    return [f"{name}={text}" for name, text in (named or {}).items()]
+
+
+def _judge_config(options: dict[str, Any]) -> JudgeConfig:
+    known = {"n_ctx": "n_ctx", "threads": "n_threads", "gpu_layers": "n_gpu_layers", "seed": "seed",
+             "temperature": "temperature", "chat_template": "chat_template", "timeout": "timeout"}
+    if unknown := sorted(set(options) - set(known)):
+        raise ConfigError(f"Unknown option(s) for evaluate: {', '.join(unknown)}; judge options: "
+                          f"{', '.join(known)}.")
+    config = {known[name]: value for name, value in options.items()}
+    if config.get("chat_template"):
+        config["chat_template"] = Path(config["chat_template"])
+    return JudgeConfig(**config)
