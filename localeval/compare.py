@@ -14,12 +14,10 @@ from pathlib import Path
 
 import numpy as np
 
+from localeval.bootstrap import CONFIDENCE, mean_interval
 from localeval.errors import ConfigError
 from localeval.report import align_columns
 from localeval.results import read_scores
-
-RESAMPLES = 2000
-CONFIDENCE = 0.95
 
 
 @dataclass(frozen=True)
@@ -53,18 +51,6 @@ class Comparison:
     moves: list[Move]  # the largest |B - A| first
 
 
-def paired_bootstrap(differences: np.ndarray, resamples: int = RESAMPLES, confidence: float = CONFIDENCE,
-                     seed: int = 0) -> tuple[float, float]:
-    """Percentile interval of the mean of `differences`, resampled with replacement."""
-    if len(differences) == 1:
-        return float(differences[0]), float(differences[0])
-    rng = np.random.default_rng(seed)
-    means = differences[rng.integers(0, len(differences), size=(resamples, len(differences)))].mean(axis=1)
-    tail = (1 - confidence) / 2 * 100
-    low, high = np.percentile(means, [tail, 100 - tail])
-    return float(low), float(high)
-
-
 def compare_runs(run_a: Path, run_b: Path, top: int = 10) -> Comparison:
     """Both results folders read and compared on the metrics and sample ids they share."""
     a, b = read_scores(run_a), read_scores(run_b)
@@ -95,7 +81,7 @@ def _difference(metric: str, scored: list[tuple[str, float, float]], unpaired: i
         return MetricDifference(metric, 0, unpaired, math.nan, math.nan, math.nan, math.nan, math.nan)
     x = np.array([pair[1] for pair in scored])
     y = np.array([pair[2] for pair in scored])
-    low, high = paired_bootstrap(y - x)
+    low, high = mean_interval(y - x)
     return MetricDifference(metric, len(scored), unpaired, float(x.mean()), float(y.mean()), float((y - x).mean()),
                             low, high)
 
