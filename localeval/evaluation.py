@@ -17,7 +17,8 @@ from localeval.calibration import Calibration, shipped_calibration
 from localeval.criteria import Definitions
 from localeval.dataset import Dataset, read_dataset
 from localeval.encoders import CrossEncoderScorer, Encoders, embedder_spec, load_embedder, require_cross_encoder
-from localeval.errors import ConfigError, DatasetError
+from localeval.errors import ConfigError, DatasetError, LocalevalError
+from localeval.html_report import write_html_report
 from localeval.judge import GGUFJudge, JudgeConfig, check_gpu_offload
 from localeval.judge_check import ensure_judge_runs
 from localeval.metrics import Metric, Score
@@ -281,6 +282,10 @@ def _save_summary(result: RunResult, out: Path, executor: StepExecutor | None) -
         result.save_summary(out)
     except OSError as error:
         raise _unwritable(out, error, executor) from None
+    try:
+        write_html_report(out)
+    except LocalevalError as error:  # the results are saved: the page can be built again from them
+        log.warning("%s The results are saved; `localeval report %s` builds the page from them.", error, out)
 
 
 def _unwritable(out: Path, error: OSError, executor: StepExecutor | None) -> ConfigError:

@@ -51,7 +51,7 @@ def _show_library_warnings() -> None:
 
 
 def _register_commands() -> None:
-    from localeval.cli import calibrate, compare, doctor, evaluate, metrics, models, prompts
+    from localeval.cli import calibrate, compare, doctor, evaluate, metrics, models, prompts, report
 
     main.add_command(calibrate.calibrate)
     main.add_command(compare.compare)
@@ -60,6 +60,7 @@ def _register_commands() -> None:
     main.add_command(metrics.metrics)
     main.add_command(models.models)
     main.add_command(prompts.prompts)
+    main.add_command(report.report)
 
 
 _register_commands()
