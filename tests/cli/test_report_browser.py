@@ -65,7 +65,7 @@ def ids(driver) -> list[str]:
 
 
 @pytest.mark.slow
-def test_the_report_opens_sorts_filters_and_shows_evidence(report, browser):
+def test_the_report_opens_sorts_filters_and_shows_evidence(browser, report):  # no browser: fail before the run
     from selenium.common.exceptions import NoAlertPresentException
 
     browser.get(report.as_uri())
