@@ -148,6 +148,9 @@ class RunResult:
         lines = (json.dumps(sample_record(result), ensure_ascii=False) + "\n" for result in self.samples)
         write_atomically(out_dir / SAMPLES_FILE, "".join(lines))
         self.save_summary(out_dir)
+        from localeval.html_report import write_html_report  # it reads the folder this module writes
+
+        write_html_report(out_dir)
 
     def _require_samples(self) -> None:
         if len(self.samples) != self.sample_count:

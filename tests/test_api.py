@@ -85,7 +85,9 @@ def test_a_results_folder_is_written_saved_and_loaded_back(first_run, judge, emb
     out = tmp_path / "run"
     written = evaluate(ROWS, METRICS, judge=judge, embedders=embedders, out=out)
     assert written.folder == out and (out / "samples.jsonl").is_file() and (out / "manifest.json").is_file()
+    assert (out / "report.html").is_file()
     first_run.save(tmp_path / "saved")
+    assert (tmp_path / "saved" / "report.html").is_file()
     for folder in (out, tmp_path / "saved"):
         loaded = load(folder)
         assert loaded.metrics == METRICS and loaded.folder == folder
