@@ -75,8 +75,8 @@ def evaluate(data: Data, metrics: Sequence[str] | str | None = None, judge: Judg
              **judge_options: Any) -> RunResult:
     """Score `data` and return the run's result; with `out`, also write (or resume) a results folder there.
 
-    `data`: a JSONL, JSON or CSV file, a list of dicts, or a pandas DataFrame, with the dataset fields
-    (user_input, response, retrieved_contexts, reference, ...; `field_map` renames others).
+    `data`: a JSONL, JSON, CSV or Parquet file, a `datasets` folder, a list of dicts, or a pandas DataFrame,
+    with the dataset fields (user_input, response, retrieved_contexts, reference, ...; `field_map` renames others).
     `metrics`: names, or a comma-separated string; None is the default suite the data has fields for.
     `judge`: a `Judge` to reuse, or a path or registry name loaded for this call only; `judge_options`
     (n_ctx, threads, gpu_layers, seed, temperature, chat_template, timeout) apply to the latter.

@@ -1,8 +1,10 @@
-"""Read a RAG dataset file (JSONL, JSON or CSV) into Samples, reporting each bad row instead of stopping."""
+"""Read a RAG dataset (JSONL, JSON, CSV, Parquet or a `datasets` folder) into Samples, reporting each bad row
+instead of stopping."""
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import re
 from collections.abc import Collection, Iterable, Iterator, Mapping
@@ -11,9 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from localeval.errors import ConfigError, DatasetError
+from localeval.models.gguf_file import file_sha256
 from localeval.samples import ALIASES, EXTRA_TEXT_FIELDS, FIELDS, TEXT_FIELDS, Sample
 
-FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv"}
+FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv", ".parquet": "parquet"}
+ARROW_FOLDER = "arrow"  # a Hugging Face `datasets` folder written by save_to_disk: Arrow stream files
+_TABLE_FORMATS = ("parquet", ARROW_FOLDER)  # read with pyarrow, a batch of rows at a time
+_ARROW_BATCH = 1024
 MAP_TARGETS = FIELDS + ("id",)
 CHECKED_FIELDS = FIELDS + EXTRA_TEXT_FIELDS  # the per-row fields whose values are checked
 _DELIMITERS = ",;\t|"  # CSV separators tried in turn, the first whose header names a known column wins
@@ -175,14 +181,45 @@ def _check_file(path: Path) -> str:
     if not path.exists():
         raise DatasetError(f"dataset file not found: {path}")
     if path.is_dir():
-        raise DatasetError(f"{path} is a directory, not a dataset file")
+        _arrow_files(path)  # refuses any folder but a saved `datasets` one
+        return ARROW_FOLDER
     if path.suffix.lower() not in FORMATS:
         shown = f"'{path.suffix}'" if path.suffix else "no extension"
-        raise DatasetError(f"{path}: unsupported file type ({shown}); use .jsonl, .ndjson, .json or .csv")
-    if not any(line.strip() for line in _lines(path)):
+        raise DatasetError(f"{path}: unsupported file type ({shown}); use .jsonl, .ndjson, .json, .csv or .parquet, "
+                           "or a folder saved by datasets' save_to_disk")
+    fmt = FORMATS[path.suffix.lower()]
+    if fmt not in _TABLE_FORMATS and not any(line.strip() for line in _lines(path)):
         raise DatasetError(f"{path} is empty")
-    return FORMATS[path.suffix.lower()]
+    return fmt
 
+
+def dataset_sha256(path: Path) -> str:
+    """What a dataset's content hashes to: its file's sha256, or for a `datasets` folder that of its Arrow files."""
+    if not path.is_dir():
+        return file_sha256(path)
+    digest = hashlib.sha256()
+    for file in _arrow_files(path):
+        digest.update(f"{file.name}:{file_sha256(file)}\n".encode())
+    return digest.hexdigest()
+
+
+def _arrow_files(folder: Path) -> list[Path]:
+    """The Arrow files of a folder that datasets' save_to_disk wrote (state.json lists them, in order)."""
+    if (folder / "dataset_dict.json").is_file():
+        splits = sorted(child.name for child in folder.iterdir() if (child / "state.json").is_file())
+        raise DatasetError(f"{folder} holds several splits ({', '.join(splits) or 'none found'}): give one split's "
+                           f"folder, e.g. {folder / (splits[0] if splits else 'train')}")
+    try:
+        state = json.loads((folder / "state.json").read_text(encoding="utf-8"))
+        files = [folder / entry["filename"] for entry in state["_data_files"]]
+    except FileNotFoundError:
+        raise DatasetError(f"{folder} is a folder, not a dataset file (a folder must be one that datasets' "
+                           "save_to_disk wrote, with a state.json)") from None
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise DatasetError(f"{folder / 'state.json'} is not a datasets state file ({error})") from None
+    if missing := [file.name for file in files if not file.is_file()]:
+        raise DatasetError(f"{folder}: the Arrow files its state.json lists are missing: {', '.join(missing)}")
+    return files
 
 def _lines(path: Path) -> Iterator[str]:
     """The file's lines, split on "\\n" only (U+2028 and friends may sit inside JSON strings), each decoded.
@@ -202,8 +239,8 @@ def _lines(path: Path) -> Iterator[str]:
 
 
 def _unit(fmt: str) -> str:
-    """What a row number counts: lines of the file, or items of a .json list."""
-    return "row" if fmt == "json" else "line"
+    """What a row number counts: lines of the file, or items of a .json list or a table."""
+    return "row" if fmt in ("json", *_TABLE_FORMATS) else "line"
 
 
 def _records(path: Path, fmt: str, mapping: dict[str, str]) -> Iterator[tuple[int, Any]]:
@@ -212,7 +249,28 @@ def _records(path: Path, fmt: str, mapping: dict[str, str]) -> Iterator[tuple[in
         return _jsonl_records(_lines(path))
     if fmt == "json":
         return _json_records(path, "".join(_lines(path)))
+    if fmt in _TABLE_FORMATS:
+        return enumerate(_table_rows(path, fmt), start=1)
     return _csv_records(path, mapping)
+
+
+def _table_rows(path: Path, fmt: str) -> Iterator[dict[str, Any]]:
+    """A Parquet file's or a `datasets` folder's rows as dicts (a null is a missing value), a batch at a time."""
+    try:
+        import pyarrow.ipc
+        import pyarrow.parquet
+    except ImportError:
+        raise DatasetError(f"reading {path} needs pyarrow: pip install 'localeval[parquet]'") from None
+    try:
+        if fmt == "parquet":
+            batches = pyarrow.parquet.ParquetFile(path).iter_batches(batch_size=_ARROW_BATCH)
+            yield from (row for batch in batches for row in batch.to_pylist())
+            return
+        for file in _arrow_files(path):
+            with pyarrow.ipc.open_stream(file) as reader:
+                yield from (row for batch in reader for row in batch.to_pylist())
+    except (OSError, pyarrow.ArrowException) as error:
+        raise DatasetError(f"cannot read {path}: {error}") from None
 
 
 def _jsonl_records(lines: Iterable[str]) -> Iterator[tuple[int, Any]]:

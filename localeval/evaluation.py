@@ -15,7 +15,7 @@ from typing import Any
 from localeval import criteria
 from localeval.calibration import Calibration, shipped_calibration
 from localeval.criteria import Definitions
-from localeval.dataset import Dataset, read_dataset
+from localeval.dataset import Dataset, dataset_sha256, read_dataset
 from localeval.encoders import CrossEncoderScorer, Encoders, embedder_spec, load_embedder, require_cross_encoder
 from localeval.errors import ConfigError, DatasetError, LocalevalError
 from localeval.html_report import write_html_report
@@ -270,7 +270,7 @@ def _fingerprint_settings(manifest: dict[str, Any], options: EvaluationOptions,
         config = {key: value for key, value in judge.get("config", {}).items() if key != "n_threads"}
         settings["judge"] = {"sha256": judge.get("sha256"), "chat_template_sha256": judge.get("chat_template_sha256"),
                              "config": config}
-    settings["dataset_sha256"] = file_sha256(options.data)
+    settings["dataset_sha256"] = dataset_sha256(options.data)
     settings["inputs"] = {"field_map": options.field_map, "embedder": options.embedder,
                           "cross_encoder": options.cross_encoder, "definitions": definitions,
                           "metric_options": options.metric_options, "format_version": FORMAT_VERSION}

@@ -85,7 +85,8 @@ def evaluate(data: Path, metric_list: str | None, judge: str | None, out: Path, 
              threads: int | None, gpu_layers: int, judge_timeout: float | None, seed: int, temperature: float,
              chat_template: Path | None, batch_size: int, bound_pairs: tuple[str, ...], nan_policy: NanPolicy,
              summary_md: Path | None) -> None:
-    """Score DATA (JSONL, JSON or CSV) and write per-sample results, a summary and a manifest."""
+    """Score DATA (JSONL, JSON, CSV, Parquet or a saved `datasets` folder) and write per-sample results, a summary
+    and a manifest."""
     config = JudgeConfig(n_ctx=n_ctx, n_threads=threads, n_gpu_layers=gpu_layers, seed=seed,
                          temperature=temperature, chat_template=chat_template, timeout=judge_timeout)
     bounds = parse_bounds(bound_pairs)
