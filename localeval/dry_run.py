@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -20,16 +21,16 @@ import numpy as np
 from localeval.dataset import Dataset
 from localeval.encoders import Encoders
 from localeval.estimate import Cost, tokens_to_process
-from localeval.evaluation import EvaluationOptions, prepare, rows_for
+from localeval.evaluation import CALL_CACHE_FILE, EvaluationOptions, prepare, rows_for
 from localeval.judge import ContextOverflow, Generation, JudgeTokenizer, check_gpu_offload, load_tokenizer
 from localeval.metrics import Metric, MetricProgram, Score
-from localeval.models import ResolvedModel, file_sha256, resolve_judge
+from localeval.models import file_sha256, resolve_judge
 from localeval.progress import format_duration
 from localeval.runner import run_metrics
 from localeval.samples import Sample
 from localeval.speeds import KnownSpeeds, key_for, speeds_for
 from localeval.stand_in import stand_in
-from localeval.step_executor import StepExecutor, StepOutcome
+from localeval.step_executor import CallCache, StepExecutor, StepOutcome
 from localeval.steps import Call
 
 
@@ -42,6 +43,7 @@ class DryRun:
     judge: str | None  # the judge file, or None when no metric needs one
     by_metric: dict[str, Cost]
     speeds: KnownSpeeds | None
+    reused: int = 0  # calls finished by an earlier run into --out: a run reuses them, so they are not counted
 
     @property
     def total(self) -> Cost:
@@ -61,21 +63,32 @@ def dry_run(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric])
     resolved = resolve_judge(options.judge)
     config = options.judge_config
     check_gpu_offload(config.n_gpu_layers)
-    judge = PlanningJudge(load_tokenizer(resolved.path, config.chat_template), config.n_ctx)
-    executor = _CountingExecutor(StepExecutor(judge, "dry-run", prepared.prompts, config), judge, by_metric)
+    sha256 = file_sha256(resolved.path)
+    tokenizer = load_tokenizer(resolved.path, config.chat_template)
+    judge = PlanningJudge(tokenizer, config.n_ctx)
+    # The judge's identity as a run keys its calls, so that calls a run into --out finished already are found.
+    judge_id = sha256 + (f":template:{tokenizer.template.sha256}" if config.chat_template else "")
+    finished = _finished_calls(options.out / CALL_CACHE_FILE)
+    executor = _CountingExecutor(StepExecutor(judge, judge_id, prepared.prompts, config, finished), judge, by_metric)
     tagged = [replace(metric, compute=_asking(metric, executor.asked)) for metric in metrics]
     samples = list(dataset)
     for start in range(0, len(samples), options.batch_size):
         run_metrics(samples[start:start + options.batch_size], tagged, executor,
                     lambda sample: prepared.lang_of[sample.id], encoders=_stand_in_encoders,
                     options=prepared.metric_options)
-    return DryRun(len(dataset), str(resolved.path), by_metric, _speeds(resolved, options))
+        executor.asked.clear()  # a batch's calls are all asked within it: memory stays flat over the dataset
+    speeds = speeds_for(key_for(sha256, config.n_gpu_layers, config.threads()), resolved.info.size)
+    return DryRun(len(dataset), str(resolved.path), by_metric, speeds, executor.reused)
 
 
-def _speeds(resolved: ResolvedModel, options: EvaluationOptions) -> KnownSpeeds:
-    config = options.judge_config
-    key = key_for(file_sha256(resolved.path), config.n_gpu_layers, config.threads())
-    return speeds_for(key, resolved.info.size)
+def _finished_calls(path: Path) -> CallCache:
+    """The judge answers an earlier run into the folder kept, which a run reuses at no cost; read, never written."""
+    try:
+        cache = CallCache(path)
+    except OSError:
+        cache = CallCache()
+    cache.path = None
+    return cache
 
 
 class PlanningJudge:
@@ -108,11 +121,16 @@ class _CountingExecutor:
     def __init__(self, executor: StepExecutor, judge: PlanningJudge, by_metric: dict[str, Cost]):
         self.executor, self.judge, self.by_metric = executor, judge, by_metric
         self.asked: dict[Call, tuple[str, bool]] = {}  # call -> (first metric asking, count estimated)
+        self.reused = 0
+        self._met: set[Call] = set()
 
     def run(self, call: Call, lang: str) -> StepOutcome:
         self.judge.call = call
         done = len(self.judge.costs)
         outcome = self.executor.run(call, lang)
+        if outcome.usage.cached and call not in self._met:  # answered before this dry run began
+            self.reused += 1
+        self._met.add(call)
         metric, estimated = self.asked[call]
         for cost in self.judge.costs[done:]:
             self.by_metric[metric].add(replace(cost, estimated_calls=cost.calls if estimated else 0))
@@ -179,8 +197,11 @@ def dry_run_table(dry: DryRun) -> str:
     if dry.total.estimated_calls:
         lines.append(f"~ {dry.total.estimated_calls:,} of the calls follow from earlier judge answers (one per statement "
                      "the judge writes): estimated by code from the text's sentences.")
+    if dry.reused:
+        lines.append(f"{dry.reused:,} judge calls finished by an earlier run into the results folder are reused, "
+                     "and not counted.")
     lines.append("Generated tokens are estimates (typical answer lengths); to process: prompt tokens not already in "
-                 "the judge's KV cache from the call before.")
+                 "the judge's KV cache from the call before; a call two metrics share counts under the first.")
     if dry.speeds:
         lines.append(f"Speeds: {speeds.prompt:.0f} prompt tok/s, {speeds.generated:.0f} generated tok/s: "
                      f"{dry.speeds.source}.")

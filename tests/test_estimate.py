@@ -36,12 +36,12 @@ def test_costs_add_up_field_by_field():
 
 @pytest.mark.parametrize("sentence, count", [
     ("Paris is the capital of France.", 1),  # 6 words
-    (" ".join(["word"] * 13), 1),
-    (" ".join(["word"] * 14), 2),
-    (" ".join(["word"] * 30), 3),
+    (" ".join(["word"] * 24), 1),
+    (" ".join(["word"] * 25), 2),
+    (" ".join(["word"] * 60), 3),  # 1 + 60 // 25
     (" ".join(["word"] * 500), 6),  # the statements step's limit
-    ("東" * 23, 1),
-    ("東" * 48, 3),  # 48 CJK characters: 1 + 48 // 24
+    ("東" * 39, 1),
+    ("東" * 80, 3),  # 80 CJK characters: 1 + 80 // 40
     ("", 1),
 ])
 def test_statements_per_sentence_grow_with_its_length(sentence, count):

@@ -11,6 +11,7 @@ from localeval.estimate import Speeds
 from localeval.models import file_sha256
 from localeval.progress import format_duration
 from localeval.speeds import key_for, remember
+from localeval.step_executor import CallCache
 
 ROWS = [
     {"id": "paris", "user_input": "What is the capital of France?",
@@ -112,3 +113,22 @@ def test_a_missing_judge_is_an_error_not_a_traceback(tmp_path, no_models):
     assert result.exit_code == 1
     assert re.search(r"^Error: .*no-such-judge\.gguf", result.output, re.MULTILINE)
     assert not (tmp_path / "results").exists()
+
+
+@pytest.mark.slow
+def test_judge_calls_finished_in_the_results_folder_are_not_counted(tmp_path, no_models):
+    out = tmp_path / "results"
+    out.mkdir()
+    calls_file = out / "judge_calls.jsonl"
+    # An earlier "run" into the folder: the same calls, under the keys a run gives them, answered and kept.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("localeval.dry_run._finished_calls", lambda path: CallCache(calls_file))
+        dry_run(tmp_path)
+    kept = calls_file.read_text(encoding="utf-8")
+    result, _ = dry_run(tmp_path)
+    assert result.exit_code == 0, result.output
+    assert row(result.stdout, "total")[:4] == ["0", "0", "0", "0"]
+    assert f"{len(kept.splitlines())} judge calls finished by an earlier run into the results folder are reused" \
+        in result.stdout
+    assert calls_file.read_text(encoding="utf-8") == kept  # read, never written
+    assert sorted(p.name for p in out.iterdir()) == ["judge_calls.jsonl"]
