@@ -59,7 +59,13 @@ def test_without_stored_figures_a_known_judge_gets_its_named_defaults(tmp_path):
 def test_an_unknown_judge_gets_the_default_judges_figures_scaled_by_file_size():
     known = default_speeds("0" * 64, 1117320768 * 2)  # twice the 1.5B judge's file
     assert known.speeds == Speeds(72.5, 16.5)
-    assert "scaled by file size for this judge (2.23 GB against 1.12 GB" in known.source
+    assert "scaled by file size for this judge (2.23 GB against 1.12 GB; no run" in known.source
+
+
+def test_a_much_smaller_unknown_judge_is_not_assumed_much_faster():
+    known = default_speeds("0" * 64, 1117320768 // 10)
+    assert known.speeds == Speeds(290.0, 66.0)  # twice the 1.5B judge's figures, not ten times
+    assert "(0.11 GB against 1.12 GB, at most 2 times as fast; no run of it stored here yet)" in known.source
 
 
 def test_defaults_for_a_gpu_run_say_that_they_are_cpu_figures(tmp_path):
