@@ -61,8 +61,10 @@ def test_the_vocabulary_alone_tokenizes_prompts_as_the_loaded_judge_does(smollm_
 
 
 def test_a_judge_counts_its_own_work(smollm_judge):
+    # A question no other test asks, so its tokens are not already in the judge's KV cache.
+    messages = [MESSAGES[0], {"role": "user", "content": "Is Lisbon the capital of Portugal? Reason, then verdict."}]
     before = smollm_judge.timings()
-    generation = smollm_judge.generate(MESSAGES, SCHEMA, max_tokens=40, seed=0, temperature=0.0)
+    generation = smollm_judge.generate(messages, SCHEMA, max_tokens=40, seed=0, temperature=0.0)
     after = smollm_judge.timings()
     assert after.generated_tokens - before.generated_tokens >= generation.completion_tokens - 1
     assert 0 < after.prompt_tokens - before.prompt_tokens <= generation.prompt_tokens
