@@ -33,6 +33,7 @@ from localeval.run_guard import RunGuard, UnfinishedRun
 from localeval.runner import SampleScores, run_metrics
 from localeval.sample_log import FINGERPRINT_KEY, SampleLog, fingerprint
 from localeval.samples import Sample
+from localeval.speeds import key_for, measured, remember
 from localeval.step_executor import CallCache, CallUsage, StepExecutor
 from localeval.text import detect_language
 
@@ -118,22 +119,43 @@ def run_evaluation(options: EvaluationOptions, dataset: Dataset, metrics: list[M
                     guard.unfinished, keep_samples)
 
 
-def _run(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric], progress: ProgressListener | None,
-         judge: ResolvedModel | LoadedJudge | None, encoders: EncoderPool | None, unfinished: UnfinishedRun | None,
-         keep_samples: bool) -> RunResult:
+@dataclass(frozen=True)
+class Prepared:
+    """What a run settles before any model loads: prompts, each sample's language, and the metrics' options."""
+
+    prompts: PromptLibrary
+    lang_of: dict[str, str]
+    langs: list[str]
+    steps: list[str]
+    definitions: dict[str, Definitions]
+    calibrations: dict[str, Calibration]
+    metric_options: MetricOptions
+
+
+def prepare(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric]) -> Prepared:
+    """Languages detected once per sample, every prompt file the run needs loaded (a broken one fails now)."""
     prompts = PromptLibrary(options.prompts_dir)
-    lang_of = {sample.id: sample_language(sample, options.lang) for sample in dataset}  # detected once
+    lang_of = {sample.id: sample_language(sample, options.lang) for sample in dataset}
     used_langs = sorted(set(lang_of.values()))
     steps = list(dict.fromkeys(step for metric in metrics for step in metric.steps))
     for step in steps:
         for lang in used_langs:
-            prompts.get(step, lang)  # a broken prompt file fails now, before the model loads
+            prompts.get(step, lang)
     definitions = criteria.by_language(prompts, used_langs, options.definitions)
     calibrations = {lang: options.calibration or shipped_calibration(lang) for lang in used_langs}
     metric_options = replace(options.metric_options,
                              criteria={lang: d.criteria for lang, d in definitions.items()},
                              rubrics={lang: d.rubrics for lang, d in definitions.items()},
                              calibrations=calibrations)
+    return Prepared(prompts, lang_of, used_langs, steps, definitions, calibrations, metric_options)
+
+
+def _run(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric], progress: ProgressListener | None,
+         judge: ResolvedModel | LoadedJudge | None, encoders: EncoderPool | None, unfinished: UnfinishedRun | None,
+         keep_samples: bool) -> RunResult:
+    prepared = prepare(options, dataset, metrics)
+    prompts, lang_of, used_langs, steps = prepared.prompts, prepared.lang_of, prepared.langs, prepared.steps
+    definitions, calibrations, metric_options = prepared.definitions, prepared.calibrations, prepared.metric_options
     if isinstance(judge, ResolvedModel):
         judge = load_judge(judge, options.judge_config, recheck=bool(unfinished and unfinished.crash))
     if encoders is None and any("embedder" in metric.models for metric in metrics):
@@ -157,7 +179,18 @@ def _run(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric], pr
     result = RunResult([m.name for m in metrics], kept or [], dataset.row_errors, manifest, interrupted,
                        dataset.row_warnings, tally)
     _save_summary(result, options.out, executor)
+    if judge is not None:
+        _remember_speeds(judge)
     return result
+
+
+def _remember_speeds(judge: LoadedJudge) -> None:
+    """The judge's speeds so far, for later dry runs' estimates (best effort: never fails the run)."""
+    timings = getattr(judge.judge, "timings", None)
+    if timings is None or (speeds := measured(timings())) is None:
+        return
+    config = judge.manifest["config"]
+    remember(key_for(judge.manifest["sha256"], config["n_gpu_layers"], config["n_threads"]), speeds)
 
 
 def _score_streaming(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric], manifest: dict[str, Any],

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import time
@@ -47,6 +49,17 @@ class Generation:
     choice_probabilities: tuple[float, ...] = ()
 
 
+@dataclass(frozen=True)
+class JudgeTimings:
+    """A judge's work so far: prompt tokens evaluated (not those reused from the KV cache) and their seconds by
+    llama.cpp's own count, tokens generated, and the seconds every call took in all."""
+
+    prompt_tokens: int
+    prompt_seconds: float
+    generated_tokens: int
+    call_seconds: float
+
+
 class ContextOverflow(Exception):
     """The prompt plus the output budget does not fit the context window."""
 
@@ -85,33 +98,22 @@ class GGUFJudge:
         except (ValueError, RuntimeError) as error:
             raise ModelFileError(f"llama.cpp could not load {self.path}: {error}") from None
         self.n_ctx = self._llm.n_ctx()
-        model = self._llm._model
-        self._control_texts = _control_texts(model)
-        self._template = ChatTemplate(self._chat_template(), bos_token=model.token_get_text(model.token_bos()),
-                                      eos_token=model.token_get_text(model.token_eos()),
-                                      origin=str(self.config.chat_template or self.path))
-
-    def _chat_template(self) -> str:
-        if self.config.chat_template is not None:
-            try:
-                return self.config.chat_template.read_text(encoding="utf-8")
-            except OSError as error:
-                raise ModelFileError(f"Cannot read chat template {self.config.chat_template}: {error.strerror}") from None
-        template = self._llm.metadata.get("tokenizer.chat_template")
-        if not template:
-            raise ModelFileError(f"{self.path} has no chat template in its metadata; "
-                                 "give one with --chat-template FILE (a Jinja chat template).")
-        return template
+        self._call_seconds = 0.0
+        self.tokenizer = JudgeTokenizer(self._llm, self.config.chat_template, self.path)
 
     @property
     def template_sha256(self) -> str:
-        return self._template.sha256
+        return self.tokenizer.template.sha256
 
     def prompt_tokens(self, messages: list[Message]) -> list[int]:
-        """The template writes BOS and the turn markers itself; text in the messages never becomes one."""
-        return tokenize_segments(self._template.segments(messages),
-                                 lambda text, special: self._llm.tokenize(text.encode("utf-8"), add_bos=False,
-                                                                          special=special), self._control_texts)
+        return self.tokenizer.prompt_tokens(messages)
+
+    def timings(self) -> JudgeTimings:
+        """Since the load: llama.cpp's own prompt counters, tokens generated, and the seconds all calls took."""
+        import llama_cpp
+
+        perf = llama_cpp.llama_perf_context(self._llm._ctx.ctx)
+        return JudgeTimings(perf.n_p_eval, perf.t_p_eval_ms / 1000, perf.n_eval, self._call_seconds)
 
     def generate(self, messages: list[Message], schema: dict[str, Any], max_tokens: int,
                  seed: int, temperature: float) -> Generation:
@@ -127,6 +129,7 @@ class GGUFJudge:
                                             seed=seed, grammar=_grammar(json.dumps(schema)),
                                             stopping_criteria=StoppingCriteriaList([deadline]) if deadline else None)
         seconds = time.perf_counter() - started
+        self._call_seconds += seconds
         choice = reply["choices"][0]
         usage = reply["usage"]
         if deadline is not None and deadline.passed:
@@ -137,6 +140,54 @@ class GGUFJudge:
                           completion_tokens=usage["completion_tokens"], seconds=seconds,
                           truncated=choice["finish_reason"] == "length",
                           choice_probabilities=tuple(sampler.choice_probabilities) if sampler else ())
+
+
+class JudgeTokenizer:
+    """The judge's chat template and tokenizer: a prompt's tokens exactly as the judge reads them."""
+
+    def __init__(self, llm: Any, chat_template: Path | None, path: Path):
+        model = llm._model
+        self._llm = llm
+        self._control_texts = _control_texts(model)
+        self.template = ChatTemplate(_chat_template_source(llm, chat_template, path),
+                                     bos_token=model.token_get_text(model.token_bos()),
+                                     eos_token=model.token_get_text(model.token_eos()), origin=str(chat_template or path))
+
+    def prompt_tokens(self, messages: list[Message]) -> list[int]:
+        """The template writes BOS and the turn markers itself; text in the messages never becomes one."""
+        return tokenize_segments(self.template.segments(messages),
+                                 lambda text, special: self._llm.tokenize(text.encode("utf-8"), add_bos=False,
+                                                                          special=special), self._control_texts)
+
+    def count(self, text: str) -> int:
+        """Tokens of plain text, such as an answer the judge would write."""
+        return len(self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+
+def load_tokenizer(path: Path, chat_template: Path | None = None) -> JudgeTokenizer:
+    """The judge's vocabulary and chat template without its weights: loads in well under a second."""
+    from llama_cpp import Llama
+
+    try:
+        # llama.cpp warns that a vocabulary-only model has no training context; expected here, so kept quiet.
+        with contextlib.redirect_stderr(io.StringIO()):
+            llm = Llama(model_path=str(path), vocab_only=True, verbose=False)
+    except (ValueError, RuntimeError) as error:
+        raise ModelFileError(f"llama.cpp could not read the vocabulary of {path}: {error}") from None
+    return JudgeTokenizer(llm, chat_template, path)
+
+
+def _chat_template_source(llm: Any, chat_template: Path | None, path: Path) -> str:
+    if chat_template is not None:
+        try:
+            return chat_template.read_text(encoding="utf-8")
+        except OSError as error:
+            raise ModelFileError(f"Cannot read chat template {chat_template}: {error.strerror}") from None
+    template = llm.metadata.get("tokenizer.chat_template")
+    if not template:
+        raise ModelFileError(f"{path} has no chat template in its metadata; "
+                             "give one with --chat-template FILE (a Jinja chat template).")
+    return template
 
 
 def _control_texts(model: Any) -> tuple[str, ...]:

@@ -13,6 +13,8 @@ from localeval.calibration import Calibration
 from localeval.cli.judge_options import gpu_layers_option, judge_timeout_option, n_ctx_option, threads_option
 from localeval.criteria import Definitions, parse_named, read_definitions
 from localeval.dataset import RowError, parse_field_map
+from localeval.dry_run import dry_run as estimate_run
+from localeval.dry_run import dry_run_table
 from localeval.errors import ConfigError
 from localeval.evaluation import (DEFAULT_BATCH, EvaluationOptions, choose_for_dataset, load_dataset, rows_for,
                                   run_evaluation)
@@ -78,13 +80,16 @@ _SHOWN_PROBLEMS = 10
               help="--fail-under with NaN scores: fail the gate, or leave them out of the mean (no scores still fails).")
 @click.option("--summary-md", type=click.Path(path_type=Path, dir_okay=False),
               help="Also write the summary as a Markdown table to this file (for a pull request).")
+@click.option("--dry-run", is_flag=True,
+              help="Print the judge calls, tokens and estimated time per metric, and stop: no model is loaded and "
+                   "nothing is written.")
 def evaluate(data: Path, metric_list: str | None, judge: str | None, out: Path, prompts_dir: Path | None,
              field_map: tuple[str, ...], lang: str, embedder: str | None, cross_encoder: Path | None,
              strictness: int, criterion_pairs: tuple[str, ...], rubric_pairs: tuple[str, ...],
              criteria_file: Path | None, calibration: Path | None, evidence_sentences: int, n_ctx: int,
              threads: int | None, gpu_layers: int, judge_timeout: float | None, seed: int, temperature: float,
              chat_template: Path | None, batch_size: int, bound_pairs: tuple[str, ...], nan_policy: NanPolicy,
-             summary_md: Path | None) -> None:
+             summary_md: Path | None, dry_run: bool) -> None:
     """Score DATA (JSONL, JSON, CSV, Parquet or a saved `datasets` folder) and write per-sample results, a summary
     and a manifest."""
     config = JudgeConfig(n_ctx=n_ctx, n_threads=threads, n_gpu_layers=gpu_layers, seed=seed,
@@ -108,6 +113,9 @@ def evaluate(data: Path, metric_list: str | None, judge: str | None, out: Path, 
     click.echo(f"{samples} from {data}; metrics: {', '.join(m.name for m in choice.chosen)}", err=True)
     _explain_skipped(choice.skipped)
     _show_row_problems(dataset.row_errors, dataset.row_warnings)
+    if dry_run:
+        click.echo(dry_run_table(estimate_run(options, dataset, choice.chosen)))
+        return
     result = run_evaluation(options, dataset, choice.chosen, progress=_ProgressLine(), keep_samples=False)
     gates = gate(result.summaries, bounds, nan_policy) if bounds and not result.interrupted else []
     click.echo(summary_table(result))
