@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from localeval.evaluation import _remember_speeds
+from localeval.evaluation import LoadedJudge, _remember_speeds
 from localeval.estimate import Speeds
-from localeval.judge import JudgeTimings
+from localeval.judge import JudgeConfig, JudgeTimings
 from localeval.speeds import SPEEDS_FILE, SpeedKey, default_speeds, measured, remember, speeds_for
 
 QWEN05 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
@@ -93,12 +93,9 @@ class _Judge:
         return JudgeTimings(1000, 4.0, 300, 14.0)
 
 
-class _Executor:
-    judge = _Judge()
-
-
 def test_a_run_stores_its_speeds_in_the_cache_folder(tmp_path, monkeypatch):
     monkeypatch.setenv("LOCALEVAL_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr("localeval.speeds.cpu", lambda: type("CPU", (), {"model": KEY.cpu})())
-    _remember_speeds(_Executor(), {"sha256": QWEN05, "config": {"n_gpu_layers": 0, "n_threads": 2}})
+    manifest = {"sha256": QWEN05, "config": {"n_gpu_layers": 0, "n_threads": 2}}
+    _remember_speeds(LoadedJudge(_Judge(), JudgeConfig(), QWEN05, manifest))
     assert speeds_for(KEY, 491400064, tmp_path / SPEEDS_FILE).speeds == Speeds(250.0, 30.0)
