@@ -1,8 +1,8 @@
 """The Python front door: `evaluate` for notebooks and scripts, with the judge and embedders loaded once.
 
-The CLI's `evaluate` runs the same pipeline (dataset check, metric choice, `run_evaluation`); this module adds
-what a Python caller needs on top: in-memory data (a list of dicts or a pandas DataFrame), models kept in memory
-between calls, and a results folder that is optional.
+A run is planned (the dataset checked, the metrics chosen) and then run; `localeval evaluate` is a thin layer
+over `plan` and `run` that prints the plan first. `evaluate` adds what a Python caller needs: in-memory data
+(a list of dicts or a pandas DataFrame), models kept in memory between calls, and an optional results folder.
 """
 
 from __future__ import annotations
@@ -12,15 +12,18 @@ import logging
 import math
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
 from localeval.calibration import Calibration
 from localeval.criteria import Definitions, parse_named
 from localeval.errors import ConfigError
+from localeval.dataset import Dataset
 from localeval.evaluation import (DEFAULT_BATCH, EncoderPool, EvaluationOptions, LoadedJudge, choose_for_dataset,
                                   load_dataset, load_judge, rows_for, run_evaluation)
 from localeval.judge import JudgeConfig
+from localeval.metrics import Metric
 from localeval.metrics.options import MetricOptions
 from localeval.models import resolve_judge
 from localeval.progress import ProgressListener
@@ -96,19 +99,40 @@ def evaluate(data: Data, metrics: Sequence[str] | str | None = None, judge: Judg
             field_map=dict(field_map or {}), lang=lang, definitions=definitions, batch_size=batch_size,
             metric_options=MetricOptions(strictness=strictness, evidence_sentences=evidence_sentences),
             calibration=Calibration.load(Path(calibration)) if calibration else None)
-        dataset = load_dataset(options)
-        choice = choose_for_dataset(options, dataset)
-        for name, why in choice.skipped.items():
+        planned = plan(options)
+        for name, why in planned.skipped.items():
             if not why.startswith("not in the default suite"):
                 log.warning("Skipped %s: %s", name, why)
-        dataset = rows_for(dataset, choice.chosen)
-        for error in dataset.row_errors:
+        for error in planned.dataset.row_errors:
             log.warning("Row skipped: %s", error)
-        result = run_evaluation(options, dataset, choice.chosen, progress=progress, keep_samples=keep_samples,
-                                judge=judge.loaded if isinstance(judge, Judge) else None,
-                                encoders=embedders.pool if embedders else None)
+        result = run(planned, progress, keep_samples, judge if isinstance(judge, Judge) else None, embedders)
     result.folder = Path(out) if out is not None else None
     return result
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A run as settled before any model loads: its options, the rows its metrics can use, and what is left out."""
+
+    options: EvaluationOptions
+    dataset: Dataset
+    metrics: list[Metric]
+    skipped: dict[str, str]  # a metric not run, and why
+
+
+def plan(options: EvaluationOptions) -> Plan:
+    """Check the dataset and choose the metrics, as every run starts (the CLI shows the plan before running it)."""
+    dataset = load_dataset(options)
+    choice = choose_for_dataset(options, dataset)
+    return Plan(options, rows_for(dataset, choice.chosen), choice.chosen, choice.skipped)
+
+
+def run(planned: Plan, progress: ProgressListener | None = None, keep_samples: bool = True,
+        judge: Judge | None = None, embedders: Embedders | None = None) -> RunResult:
+    """Score a plan, with models already loaded where given, else with those its options name."""
+    return run_evaluation(planned.options, planned.dataset, planned.metrics, progress=progress,
+                          keep_samples=keep_samples, judge=judge.loaded if judge else None,
+                          encoders=embedders.pool if embedders else None)
 
 
 def _data_file(data: Data, scratch: Path) -> Path:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from localeval.api import plan, run
 from localeval.calibration import Calibration
 from localeval.cli.judge_options import gpu_layers_option, judge_timeout_option, n_ctx_option, threads_option
 from localeval.criteria import Definitions, parse_named, read_definitions
@@ -16,8 +17,7 @@ from localeval.dataset import RowError, parse_field_map
 from localeval.dry_run import dry_run as estimate_run
 from localeval.dry_run import dry_run_table
 from localeval.errors import ConfigError
-from localeval.evaluation import (DEFAULT_BATCH, EvaluationOptions, choose_for_dataset, load_dataset, rows_for,
-                                  run_evaluation)
+from localeval.evaluation import DEFAULT_BATCH, EvaluationOptions
 from localeval.gating import NAN_POLICIES, NanPolicy, check_gated_metrics, failure_line, gate, parse_bounds
 from localeval.judge import JudgeConfig
 from localeval.metrics.options import MetricOptions
@@ -105,18 +105,16 @@ def evaluate(data: Path, metric_list: str | None, judge: str | None, out: Path, 
                                 metric_options=MetricOptions(strictness=strictness,
                                                              evidence_sentences=evidence_sentences),
                                 calibration=Calibration.load(calibration) if calibration else None)
-    dataset = load_dataset(options)
-    choice = choose_for_dataset(options, dataset)
-    check_gated_metrics(bounds, [metric.name for metric in choice.chosen])
-    dataset = rows_for(dataset, choice.chosen)
-    samples = f"{len(dataset)} sample{'' if len(dataset) == 1 else 's'}"
-    click.echo(f"{samples} from {data}; metrics: {', '.join(m.name for m in choice.chosen)}", err=True)
-    _explain_skipped(choice.skipped)
-    _show_row_problems(dataset.row_errors, dataset.row_warnings)
+    planned = plan(options)
+    check_gated_metrics(bounds, [metric.name for metric in planned.metrics])
+    samples = f"{len(planned.dataset)} sample{'' if len(planned.dataset) == 1 else 's'}"
+    click.echo(f"{samples} from {data}; metrics: {', '.join(m.name for m in planned.metrics)}", err=True)
+    _explain_skipped(planned.skipped)
+    _show_row_problems(planned.dataset.row_errors, planned.dataset.row_warnings)
     if dry_run:
-        click.echo(dry_run_table(estimate_run(options, dataset, choice.chosen)))
+        click.echo(dry_run_table(estimate_run(options, planned.dataset, planned.metrics)))
         return
-    result = run_evaluation(options, dataset, choice.chosen, progress=_ProgressLine(), keep_samples=False)
+    result = run(planned, progress=_ProgressLine(), keep_samples=False)
     gates = gate(result.summaries, bounds, nan_policy) if bounds and not result.interrupted else []
     click.echo(summary_table(result))
     click.echo(f"\nResults written to {out}/")
@@ -125,7 +123,7 @@ def evaluate(data: Path, metric_list: str | None, judge: str | None, out: Path, 
     if result.interrupted:
         click.echo("Interrupted. Rerun the same command to resume from the finished judge calls.", err=True)
         sys.exit(EXIT_INTERRUPTED)
-    if (failures := judge_failures(result, choice.chosen)).too_many:
+    if (failures := judge_failures(result, planned.metrics)).too_many:
         click.echo(f"Error: {failures.describe()}.", err=True)
         sys.exit(EXIT_JUDGE_FAILED)
     if any(not g.passed for g in gates):
