@@ -133,8 +133,9 @@ class GrammarCheckedSampler:
         return draw(logits, self._temperature, self._rng, self._truncation)
 
     def __del__(self) -> None:
-        if getattr(self, "_grammar", None):
-            llama_cpp.llama_sampler_free(self._grammar)
+        free = getattr(llama_cpp, "llama_sampler_free", None)  # None once the interpreter is tearing modules down
+        if getattr(self, "_grammar", None) and callable(free):
+            free(self._grammar)
             self._grammar = None
 
 

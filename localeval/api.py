@@ -7,6 +7,7 @@ over `plan` and `run` that prints the plan first. `evaluate` adds what a Python 
 
 from __future__ import annotations
 
+import atexit
 import json
 import logging
 import math
@@ -49,6 +50,12 @@ class Judge:
                              temperature=temperature, timeout=timeout,
                              chat_template=Path(chat_template) if chat_template else None)
         self.loaded: LoadedJudge = load_judge(resolve_judge(None if model is None else str(model)), config)
+        # llama-cpp-python frees the model in __del__, which fails noisily once the interpreter is being torn down.
+        atexit.register(self.close)
+
+    def close(self) -> None:
+        """Free the model now (it is freed at exit otherwise); the Judge cannot be used after."""
+        self.loaded.judge.close()
 
     @property
     def path(self) -> Path:

@@ -12,9 +12,14 @@ from __future__ import annotations
 import html
 import json
 import math
+import os
 import re
+import sys
+from array import array
 from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +28,7 @@ import numpy as np
 from localeval.bootstrap import CONFIDENCE, mean_interval
 from localeval.errors import ConfigError
 from localeval.reasons import counted
-from localeval.results import MANIFEST_FILE, SAMPLES_FILE, SUMMARY_FILE, write_atomically
+from localeval.results import MANIFEST_FILE, SAMPLES_FILE, SUMMARY_FILE
 
 REPORT_FILE = "report.html"
 PAGE_SIZE = 200  # table rows the page renders at a time
@@ -55,53 +60,104 @@ class Histogram:
 
 @dataclass
 class ResultsFolder:
+    """What the page's summary needs of a results folder, held as columns (a float per sample and metric, not the
+    records), so that building the page of a 20,000-sample run costs no more memory than the run did."""
+
     path: Path
-    records: list[dict[str, Any]]
     metrics: list[str]
+    langs: list[str]  # each sample's language, in file order
+    scores: dict[str, np.ndarray]  # per metric, each sample's score; NaN where it has none
+    nan_reasons: dict[str, Counter[str]]
     summary: dict[str, Any] = field(default_factory=dict)  # empty when the run never got to write summary.json
     manifest: dict[str, Any] = field(default_factory=dict)
     cut_short: bool = False  # the last line of samples.jsonl was cut by a kill and left out
 
+    @property
+    def count(self) -> int:
+        return len(self.langs)
+
 
 def write_html_report(out_dir: Path) -> Path:
-    """Build `report.html` in a results folder from the files in it."""
-    page = report_html(read_results_folder(out_dir))
+    """Build `report.html` in a results folder from the files in it, streaming the samples into the page."""
+    folder = read_results_folder(out_dir)
     path = out_dir / REPORT_FILE
+    temporary = path.with_name(path.name + ".tmp")
     try:
-        write_atomically(path, page)
+        with temporary.open("w", encoding="utf-8") as page:
+            write_page(folder, page.write)
+        os.replace(temporary, path)
     except OSError as error:
+        temporary.unlink(missing_ok=True)
         raise ConfigError(f"Could not write {path}: {error.strerror or error}.") from None
     return path
 
 
 def read_results_folder(out_dir: Path) -> ResultsFolder:
-    """The sample records, and the summary and manifest where present; a folder without samples.jsonl is refused."""
+    """The scores as columns, and the summary and manifest where present; a folder without samples.jsonl is
+    refused."""
     path = out_dir / SAMPLES_FILE
     if not path.is_file():
         raise ConfigError(f"{out_dir} is not a results folder: it has no {SAMPLES_FILE}.")
-    records, cut_short = _read_records(path)
     summary, manifest = _read_json(out_dir / SUMMARY_FILE), _read_json(out_dir / MANIFEST_FILE)
     named = list(summary.get("metrics", {})) or manifest.get("metrics", [])
-    metrics = list(dict.fromkeys([*named, *(name for record in records for name in record["scores"])]))
-    return ResultsFolder(out_dir, records, metrics, summary, manifest, cut_short)
+    folder = ResultsFolder(out_dir, [], [], {}, {}, summary, manifest)
+    columns: dict[str, array[float]] = {}
+    for metric in named:
+        _add_metric(folder, columns, metric)
+    def cut_short() -> None:
+        folder.cut_short = True
+
+    for record in _records(path, cut_short):
+        for metric in record["scores"]:
+            if metric not in columns:
+                _add_metric(folder, columns, metric)
+        folder.langs.append(sys.intern(str(record.get("lang", "?"))))
+        for metric, column in columns.items():
+            value = record["scores"].get(metric)
+            column.append(math.nan if value is None else float(value))
+            if value is None:
+                folder.nan_reasons[metric][record.get("nan_reasons", {}).get(metric) or "no reason recorded"] += 1
+    folder.scores = {metric: np.frombuffer(column, dtype=float) for metric, column in columns.items()}
+    return folder
 
 
-def _read_records(path: Path) -> tuple[list[dict[str, Any]], bool]:
-    lines = path.read_text(encoding="utf-8", errors="replace").split("\n")
-    records = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-            if not isinstance(record.get("scores"), dict):
-                raise ValueError("no scores")
-            records.append(record)
-        except (ValueError, AttributeError) as error:
-            if number == len(lines):  # no newline after it: a line that a kill cut short
-                return records, True
-            raise ConfigError(f"{path}, line {number}: not a sample record ({error}).") from None
-    return records, False
+def _add_metric(folder: ResultsFolder, columns: dict[str, array[float]], metric: str) -> None:
+    """A metric met first in a later record: NaN for the samples before it (they never had it)."""
+    folder.metrics.append(metric)
+    columns[metric] = array("d", [math.nan] * folder.count)
+    folder.nan_reasons[metric] = Counter()
+    if folder.count:
+        folder.nan_reasons[metric]["no reason recorded"] += folder.count
+
+
+def _records(path: Path, cut_short: Callable[[], None] = lambda: None) -> Iterator[dict[str, Any]]:
+    """samples.jsonl's records, read a line at a time; a last line that a kill cut short calls `cut_short`."""
+    with path.open(encoding="utf-8", errors="replace") as lines:
+        pending = None
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            if pending is not None:
+                yield _record(*pending, last=False)
+            pending = (path, number, line)
+        if pending is not None:
+            if (record := _record(*pending, last=True)) is None:
+                cut_short()
+            else:
+                yield record
+
+
+def _record(path: Path, number: int, line: str, last: bool) -> dict[str, Any] | None:
+    """One record; None only for a last line with no newline after it that does not parse: a kill cut it short."""
+    try:
+        record = json.loads(line)
+        if not isinstance(record.get("scores"), dict):
+            raise ValueError("no scores")
+        return record
+    except (ValueError, AttributeError) as error:
+        if last and not line.endswith("\n"):
+            return None
+        raise ConfigError(f"{path}, line {number}: not a sample record ({error}).") from None
 
 
 def _read_json(path: Path) -> dict[str, Any]:
@@ -114,15 +170,14 @@ def _read_json(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def metric_stats(metric: str, records: list[dict[str, Any]]) -> MetricStats:
-    """Mean, bootstrap interval, count and NaN reasons of one metric over the records."""
-    values = np.array(_scores(metric, records))
-    reasons = Counter(record.get("nan_reasons", {}).get(metric) or "no reason recorded"
-                      for record in records if record["scores"].get(metric, None) is None)
-    if not len(values):
-        return MetricStats(metric, math.nan, math.nan, math.nan, 0, dict(sorted(reasons.items())))
-    low, high = mean_interval(values)
-    return MetricStats(metric, float(values.mean()), low, high, len(values), dict(sorted(reasons.items())))
+def metric_stats(metric: str, values: np.ndarray, nan_reasons: Counter[str] | None = None) -> MetricStats:
+    """Mean, bootstrap interval and count of one metric's scores (NaN: no score), with the NaN reasons given."""
+    scored = values[~np.isnan(values)]
+    reasons = dict(sorted((nan_reasons or {}).items()))
+    if not len(scored):
+        return MetricStats(metric, math.nan, math.nan, math.nan, 0, reasons)
+    low, high = mean_interval(scored)
+    return MetricStats(metric, float(scored.mean()), low, high, len(scored), reasons)
 
 
 def histogram(values: list[float], bins: int = BINS) -> Histogram:
@@ -157,25 +212,39 @@ def embed_json(data: Any) -> str:
 
 
 def report_html(folder: ResultsFolder) -> str:
-    """The whole page: summary and charts as HTML, the samples and manifest as data for the page's script."""
-    stats = [metric_stats(metric, folder.records) for metric in folder.metrics]
+    """The whole page as one string (write_html_report streams it to the file instead)."""
+    parts: list[str] = []
+    write_page(folder, parts.append)
+    return "".join(parts)
+
+
+def write_page(folder: ResultsFolder, write: Callable[[str], Any]) -> None:
+    """The page: summary and charts as HTML, then the samples as data for the page's script, read again from
+    samples.jsonl one at a time, then the rest of the page."""
+    stats = [metric_stats(metric, folder.scores[metric], folder.nan_reasons[metric]) for metric in folder.metrics]
     parts = {
         "title": html.escape(f"localeval: {folder.path.name or folder.path}"),
         "heading": html.escape(str(folder.path)),
         "facts": _facts(folder),
         "confidence": f"{CONFIDENCE:.0%}",
-        "summary": "".join(_summary_row(s, folder.records) for s in stats),
+        "summary": "".join(_summary_row(s, folder.scores[s.metric]) for s in stats),
         "languages": _language_split(folder),
-        "data": embed_json({"metrics": folder.metrics, "page_size": PAGE_SIZE,
-                            "manifest": {"judge_usage": folder.summary.get("judge"), **folder.manifest},
-                            "samples": [_sample(record, folder.metrics) for record in folder.records]}),
     }
-    return re.sub(r"\{\{(\w+)\}\}", lambda match: parts[match[1]], _TEMPLATE.read_text(encoding="utf-8"))
+    before, after = _TEMPLATE.read_text(encoding="utf-8").split("{{data}}")
+    fill = partial(re.sub, r"\{\{(\w+)\}\}", lambda match: parts[match[1]])
+    write(fill(before))
+    head = embed_json({"metrics": folder.metrics, "page_size": PAGE_SIZE,
+                       "manifest": {"judge_usage": folder.summary.get("judge"), **folder.manifest}})
+    write(head[:-1] + ',"samples":[')
+    for number, record in enumerate(_records(folder.path / SAMPLES_FILE)):
+        write(("," if number else "") + embed_json(_sample(record, folder.metrics)))
+    write("]}")
+    write(fill(after))
 
 
 def _facts(folder: ResultsFolder) -> str:
     judge, summary = folder.manifest.get("judge") or {}, folder.summary
-    facts = [f"{len(folder.records)} samples"]
+    facts = [f"{folder.count} samples"]
     if dataset := folder.manifest.get("dataset"):
         facts.append(f"data {dataset.get('path')}")
     if created := folder.manifest.get("created"):
@@ -196,8 +265,8 @@ def _facts(folder: ResultsFolder) -> str:
             + "".join(f'<p class="warning">{html.escape(w)}</p>' for w in warnings))
 
 
-def _summary_row(s: MetricStats, records: list[dict[str, Any]]) -> str:
-    chart = histogram_svg(histogram(_scores(s.metric, records))) if s.count else ""
+def _summary_row(s: MetricStats, values: np.ndarray) -> str:
+    chart = histogram_svg(histogram(values[~np.isnan(values)].tolist())) if s.count else ""
     return (f"<tr><td>{html.escape(s.metric)}</td><td class='num'>{_num(s.mean)}</td>"
             f"<td class='num'>{_interval(s)}</td><td class='num'>{s.count}</td><td class='num'>{s.nan_count}</td>"
             f"<td>{html.escape(counted(s.nan_reasons))}</td><td>{chart}</td></tr>")
@@ -205,16 +274,17 @@ def _summary_row(s: MetricStats, records: list[dict[str, Any]]) -> str:
 
 def _language_split(folder: ResultsFolder) -> str:
     """A table of each metric by language; nothing for a run in one language."""
-    langs = sorted({record.get("lang", "?") for record in folder.records})
+    langs = sorted(set(folder.langs))
     if len(langs) < 2:
         return ""
-    by_lang = {lang: [r for r in folder.records if r.get("lang", "?") == lang] for lang in langs}
-    head = "".join(f"<th>{html.escape(lang)} ({len(by_lang[lang])})</th>" for lang in langs)
+    lang_of = np.array(folder.langs)
+    by_lang = {lang: lang_of == lang for lang in langs}
+    head = "".join(f"<th>{html.escape(lang)} ({int(by_lang[lang].sum())})</th>" for lang in langs)
     rows = []
     for metric in folder.metrics:
         cells = []
         for lang in langs:
-            s = metric_stats(metric, by_lang[lang])
+            s = metric_stats(metric, folder.scores[metric][by_lang[lang]])
             cells.append(f"<td class='num'>{_num(s.mean)} {_interval(s)} <span class='n'>n={s.count}</span></td>")
         rows.append(f"<tr><td>{html.escape(metric)}</td>{''.join(cells)}</tr>")
     return (f"<h2>By language</h2><table class='summary'><thead><tr><th>metric</th>{head}</tr></thead>"
@@ -238,10 +308,6 @@ def _trimmed(value: Any) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
-
-
-def _scores(metric: str, records: list[dict[str, Any]]) -> list[float]:
-    return [float(value) for record in records if (value := record["scores"].get(metric)) is not None]
 
 
 def _interval(s: MetricStats) -> str:

@@ -108,6 +108,11 @@ class GGUFJudge:
     def prompt_tokens(self, messages: list[Message]) -> list[int]:
         return self.tokenizer.prompt_tokens(messages)
 
+    def close(self) -> None:
+        """Free the model and its context now rather than at garbage collection (the last grammar sampler first)."""
+        self._llm.last_sampler = None
+        self._llm.close()
+
     def timings(self) -> JudgeTimings:
         """Since the load: llama.cpp's own prompt counters, tokens generated, and the seconds all calls took."""
         import llama_cpp

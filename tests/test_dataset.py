@@ -463,14 +463,17 @@ def test_missing_file(tmp_path):
 def test_directory(tmp_path):
     path = tmp_path / "data.jsonl"
     path.mkdir()
-    assert load_error(path) == f"{path} is a directory, not a dataset file"
+    assert load_error(path) == (f"{path} is a folder, not a dataset file (a folder must be one that datasets' "
+                                "save_to_disk wrote, with a state.json)")
 
 
 def test_unsupported_extension(tmp_path):
     path = write(tmp_path, "data.txt", "hello")
-    assert load_error(path) == f"{path}: unsupported file type ('.txt'); use .jsonl, .ndjson, .json or .csv"
+    assert load_error(path) == (f"{path}: unsupported file type ('.txt'); use .jsonl, .ndjson, .json, .csv or "
+                                ".parquet, or a folder saved by datasets' save_to_disk")
     bare = write(tmp_path, "data", "hello")
-    assert load_error(bare) == f"{bare}: unsupported file type (no extension); use .jsonl, .ndjson, .json or .csv"
+    assert load_error(bare) == (f"{bare}: unsupported file type (no extension); use .jsonl, .ndjson, .json, .csv or "
+                                ".parquet, or a folder saved by datasets' save_to_disk")
 
 
 def test_invalid_json_gives_line_and_column(tmp_path):

@@ -2,6 +2,7 @@
 
 import json
 import math
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -39,18 +40,26 @@ def test_interval_is_the_same_every_time_and_chunked_for_many_samples():
     assert low < values.mean() < high and high - low < 0.03  # sd 0.29 / sqrt(5000) = 0.004; 95%: about ±0.008
 
 
-def test_metric_stats_count_nan_with_their_reasons():
+def test_metric_stats_count_nan_with_their_reasons(tmp_path):
     records = [record("a", {"f": 0.2}), record("b", {"f": 0.6}), record("c", {"f": None}, {"f": "judge_timeout"}),
                record("d", {"f": None}, {"f": "judge_timeout"}), record("e", {"f": None})]
-    stats = metric_stats("f", records)
+    folder = read_results_folder(write_folder(tmp_path / "run", records))
+    stats = metric_stats("f", folder.scores["f"], folder.nan_reasons["f"])
     assert (stats.mean, stats.count, stats.nan_count) == (pytest.approx(0.4), 2, 3)
     assert (stats.low, stats.high) == pytest.approx((0.2, 0.6))
     assert stats.nan_reasons == {"judge_timeout": 2, "no reason recorded": 1}
 
 
 def test_a_metric_with_no_score_has_no_mean():
-    stats = metric_stats("f", [record("a", {"f": None}, {"f": "empty_contexts"})])
+    stats = metric_stats("f", np.array([math.nan]), Counter({"empty_contexts": 1}))
     assert math.isnan(stats.mean) and stats.count == 0 and stats.nan_reasons == {"empty_contexts": 1}
+
+
+def test_a_metric_first_met_in_a_later_record_is_nan_before_it(tmp_path):
+    folder = read_results_folder(write_folder(tmp_path / "run", [record("a", {"f": 1.0}),
+                                                                 record("b", {"f": 0.0, "g": 0.5})]))
+    assert folder.metrics == ["f", "g"] and np.isnan(folder.scores["g"][0]) and folder.scores["g"][1] == 0.5
+    assert folder.nan_reasons["g"] == {"no reason recorded": 1}
 
 
 def test_histogram_bins_over_zero_to_one_with_the_last_bin_closed():
@@ -96,7 +105,7 @@ def test_a_folder_without_samples_is_not_a_results_folder(tmp_path):
 def test_a_line_cut_short_by_a_kill_is_left_out_and_said(tmp_path):
     folder = write_folder(tmp_path / "run", [record("a", {"f": 1.0})], tail='{"id": "b", "sco')
     results = read_results_folder(folder)
-    assert [r["id"] for r in results.records] == ["a"] and results.cut_short
+    assert results.count == 1 and results.cut_short
     page = report_html(results)
     assert "The last line of samples.jsonl was cut short" in page and "No summary.json" in page
 

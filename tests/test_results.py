@@ -8,6 +8,7 @@ import math
 import pytest
 
 from localeval.dataset import RowError
+from localeval.errors import ConfigError
 from localeval.metrics import Score
 from localeval.report import summary_table
 from localeval.results import FORMAT_VERSION, MetricSummary, RunResult, Tally, sample_record
@@ -123,7 +124,7 @@ def test_sample_record_puts_null_for_nan_with_its_reason():
 def test_save_writes_the_three_files(tmp_path):
     out = tmp_path / "run" / "nested"
     result().save(out)
-    assert sorted(p.name for p in out.iterdir()) == ["manifest.json", "samples.jsonl", "summary.json"]
+    assert sorted(p.name for p in out.iterdir()) == ["manifest.json", "report.html", "samples.jsonl", "summary.json"]
 
     lines = (out / "samples.jsonl").read_text(encoding="utf-8").split("\n")
     assert lines[-1] == ""
@@ -235,7 +236,7 @@ def test_a_result_that_streamed_its_samples_refuses_to_save_a_folder_without_the
     tally.add(SampleScores(Sample("a", 1), "en", {"m": Score(0.5)}))
     streamed = RunResult(["m"], [], [], {}, tally=tally)
     assert (streamed.sample_count, streamed.summaries["m"].mean) == (1, 0.5)
-    with pytest.raises(ValueError, match="does not hold its samples"):
+    with pytest.raises(ConfigError, match="does not hold its samples"):
         streamed.save(tmp_path)
     streamed.save_summary(tmp_path)
     assert json.loads((tmp_path / "summary.json").read_text())["samples"] == 1

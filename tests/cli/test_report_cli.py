@@ -37,12 +37,14 @@ def test_a_folder_that_is_not_a_results_folder_is_a_clear_error(tmp_path):
 
 
 def test_a_report_that_cannot_be_written_costs_no_result(tmp_path, monkeypatch):
-    def disk_full(path, text):
+    def disk_full(folder, write):
+        write("<!doctype html>")
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(html_report, "write_atomically", disk_full)
+    monkeypatch.setattr(html_report, "write_page", disk_full)
     result = evaluate(tmp_path)
     assert result.exit_code == 0, result.output
     assert (f"Warning: Could not write {tmp_path / 'out' / 'report.html'}: No space left on device. The results are "
             f"saved; `localeval report {tmp_path / 'out'}` builds the page from them.") in result.output
     assert (tmp_path / "out" / "summary.json").is_file() and not (tmp_path / "out" / "report.html").exists()
+    assert not (tmp_path / "out" / "report.html.tmp").exists()
