@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -71,12 +72,15 @@ def dry_run(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric])
     finished = _finished_calls(options.out / CALL_CACHE_FILE)
     executor = _CountingExecutor(StepExecutor(judge, judge_id, prepared.prompts, config, finished), judge, by_metric)
     tagged = [replace(metric, compute=_asking(metric, executor.asked)) for metric in metrics]
-    samples = list(dataset)
-    for start in range(0, len(samples), options.batch_size):
-        run_metrics(samples[start:start + options.batch_size], tagged, executor,
-                    lambda sample: prepared.lang_of[sample.id], encoders=_stand_in_encoders,
-                    options=prepared.metric_options)
-        executor.asked.clear()  # a batch's calls are all asked within it: memory stays flat over the dataset
+    batch: list[Sample] = []
+    for sample in chain(dataset, [None]):  # None: the end, which runs the last batch
+        if sample is not None:
+            batch.append(sample)
+        if batch and (sample is None or len(batch) == options.batch_size):
+            run_metrics(batch, tagged, executor, lambda s: prepared.lang_of[s.id], encoders=_stand_in_encoders,
+                        options=prepared.metric_options)
+            executor.asked.clear()  # a batch's calls are all asked within it: memory stays flat over the dataset
+            batch = []
     speeds = speeds_for(key_for(sha256, config.n_gpu_layers, config.threads()), resolved.info.size)
     return DryRun(len(dataset), str(resolved.path), by_metric, speeds, executor.reused)
 

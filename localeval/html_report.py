@@ -17,7 +17,7 @@ import re
 import sys
 from array import array
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -28,7 +28,7 @@ import numpy as np
 from localeval.bootstrap import CONFIDENCE, mean_interval
 from localeval.errors import ConfigError
 from localeval.reasons import counted
-from localeval.results import MANIFEST_FILE, SAMPLES_FILE, SUMMARY_FILE
+from localeval.results import MANIFEST_FILE, SUMMARY_FILE, read_json, sample_records
 
 REPORT_FILE = "report.html"
 PAGE_SIZE = 200  # table rows the page renders at a time
@@ -95,10 +95,8 @@ def write_html_report(out_dir: Path) -> Path:
 def read_results_folder(out_dir: Path) -> ResultsFolder:
     """The scores as columns, and the summary and manifest where present; a folder without samples.jsonl is
     refused."""
-    path = out_dir / SAMPLES_FILE
-    if not path.is_file():
-        raise ConfigError(f"{out_dir} is not a results folder: it has no {SAMPLES_FILE}.")
-    summary, manifest = _read_json(out_dir / SUMMARY_FILE), _read_json(out_dir / MANIFEST_FILE)
+    summary = read_json(out_dir / SUMMARY_FILE, required=False)
+    manifest = read_json(out_dir / MANIFEST_FILE, required=False)
     named = list(summary.get("metrics", {})) or manifest.get("metrics", [])
     folder = ResultsFolder(out_dir, [], [], {}, {}, summary, manifest)
     columns: dict[str, array[float]] = {}
@@ -107,7 +105,7 @@ def read_results_folder(out_dir: Path) -> ResultsFolder:
     def cut_short() -> None:
         folder.cut_short = True
 
-    for record in _records(path, cut_short):
+    for record in sample_records(out_dir, cut_short):
         for metric in record["scores"]:
             if metric not in columns:
                 _add_metric(folder, columns, metric)
@@ -128,46 +126,6 @@ def _add_metric(folder: ResultsFolder, columns: dict[str, array[float]], metric:
     folder.nan_reasons[metric] = Counter()
     if folder.count:
         folder.nan_reasons[metric]["no reason recorded"] += folder.count
-
-
-def _records(path: Path, cut_short: Callable[[], None] = lambda: None) -> Iterator[dict[str, Any]]:
-    """samples.jsonl's records, read a line at a time; a last line that a kill cut short calls `cut_short`."""
-    with path.open(encoding="utf-8", errors="replace") as lines:
-        pending = None
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            if pending is not None:
-                yield _record(*pending, last=False)
-            pending = (path, number, line)
-        if pending is not None:
-            if (record := _record(*pending, last=True)) is None:
-                cut_short()
-            else:
-                yield record
-
-
-def _record(path: Path, number: int, line: str, last: bool) -> dict[str, Any] | None:
-    """One record; None only for a last line with no newline after it that does not parse: a kill cut it short."""
-    try:
-        record = json.loads(line)
-        if not isinstance(record.get("scores"), dict):
-            raise ValueError("no scores")
-        return record
-    except (ValueError, AttributeError) as error:
-        if last and not line.endswith("\n"):
-            return None
-        raise ConfigError(f"{path}, line {number}: not a sample record ({error}).") from None
-
-
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    except (OSError, ValueError) as error:
-        raise ConfigError(f"{path} cannot be read: {error}.") from None
-    return data if isinstance(data, dict) else {}
 
 
 def metric_stats(metric: str, values: np.ndarray, nan_reasons: Counter[str] | None = None) -> MetricStats:
@@ -236,7 +194,7 @@ def write_page(folder: ResultsFolder, write: Callable[[str], Any]) -> None:
     head = embed_json({"metrics": folder.metrics, "page_size": PAGE_SIZE,
                        "manifest": {"judge_usage": folder.summary.get("judge"), **folder.manifest}})
     write(head[:-1] + ',"samples":[')
-    for number, record in enumerate(_records(folder.path / SAMPLES_FILE)):
+    for number, record in enumerate(sample_records(folder.path, cut_short=lambda: None)):
         write(("," if number else "") + embed_json(_sample(record, folder.metrics)))
     write("]}")
     write(fill(after))

@@ -12,7 +12,7 @@ import math
 import os
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -196,9 +196,9 @@ def load_results(out_dir: str | Path) -> RunResult:
     """A results folder read back: every sample's scores, NaN reasons and evidence, the summary's row problems
     and the manifest. The samples carry their id and row only; the inputs stay in the dataset."""
     out_dir = Path(out_dir)
-    manifest, summary = _read_json(out_dir / MANIFEST_FILE), _read_json(out_dir / SUMMARY_FILE)
+    manifest, summary = read_json(out_dir / MANIFEST_FILE), read_json(out_dir / SUMMARY_FILE)
     samples = [scores_from_record(record, Sample(str(record["id"]), int(record.get("row", 0))))
-               for record in _sample_records(out_dir)]
+               for record in sample_records(out_dir)]
     metrics = list(manifest.get("metrics") or summary.get("metrics") or {})
     return RunResult(metrics, samples, [RowError.parse(text) for text in summary.get("row_errors", [])],
                      {key: value for key, value in manifest.items() if key != "format_version"},
@@ -206,8 +206,11 @@ def load_results(out_dir: str | Path) -> RunResult:
                      row_warnings=[RowError.parse(text) for text in summary.get("row_warnings", [])], folder=out_dir)
 
 
-def _read_json(path: Path) -> dict[str, Any]:
+def read_json(path: Path, required: bool = True) -> dict[str, Any]:
+    """summary.json or manifest.json; a missing one is an error when `required`, else empty."""
     if not path.is_file():
+        if not required:
+            return {}
         raise ConfigError(f"{path.parent} is not a finished results folder: it has no {path.name}.")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -222,25 +225,40 @@ def read_scores(out_dir: Path) -> dict[str, dict[str, float]]:
     """Each sample's scores, by sample id, from a results folder's samples.jsonl; NaN where a score is missing."""
     return {str(record["id"]): {name: math.nan if value is None else float(value)
                                 for name, value in record["scores"].items()}
-            for record in _sample_records(out_dir)}
+            for record in sample_records(out_dir)}
 
 
-def _sample_records(out_dir: Path) -> Iterator[dict[str, Any]]:
-    """samples.jsonl's records, each checked for an id and a scores object."""
+def sample_records(out_dir: Path, cut_short: Callable[[], None] | None = None) -> Iterator[dict[str, Any]]:
+    """samples.jsonl's records, read a line at a time, each checked for an id and a scores object.
+
+    A last line with no newline after it that does not parse was cut short by a kill: with `cut_short` it is left
+    out and `cut_short()` is called; without, it is an error like any other bad line.
+    """
     path = out_dir / SAMPLES_FILE
     if not path.is_file():
         raise ConfigError(f"{out_dir} is not a results folder: it has no {SAMPLES_FILE}.")
-    with path.open(encoding="utf-8") as lines:
+    with path.open(encoding="utf-8", errors="replace") as lines:
+        pending = None
         for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-                if not isinstance(record["scores"], dict) or record["id"] is None:
-                    raise TypeError("no scores object or no id")
-            except (ValueError, TypeError, KeyError) as error:
-                raise ConfigError(f"{path}, line {number}: not a sample record ({error}).") from None
+            if line.strip():
+                if pending is not None:
+                    yield _sample_record(path, *pending, cut_short=None)
+                pending = (number, line)
+        if pending is not None and (record := _sample_record(path, *pending, cut_short=cut_short)) is not None:
             yield record
+
+
+def _sample_record(path: Path, number: int, line: str, cut_short: Callable[[], None] | None) -> dict[str, Any] | None:
+    try:
+        record = json.loads(line)
+        if not isinstance(record["scores"], dict) or record["id"] is None:
+            raise TypeError("no scores object or no id")
+        return record
+    except (ValueError, TypeError, KeyError) as error:
+        if cut_short is not None and not line.endswith("\n"):
+            cut_short()
+            return None
+        raise ConfigError(f"{path}, line {number}: not a sample record ({error}).") from None
 
 
 def _json_float(value: float) -> float | None:
