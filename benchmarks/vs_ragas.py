@@ -107,7 +107,8 @@ def hardware_speeds(llm: Any, text: str) -> tuple[float, float]:
 
 def localeval_worker(judge_name: str | None, threads: int) -> None:
     from localeval.calibration import shipped_calibration
-    from localeval.evaluation import EncoderPool, sample_language
+    from localeval.encoders import EncoderPool
+    from localeval.evaluation import sample_language
     from localeval.judge import GGUFJudge, JudgeConfig
     from localeval.metrics.options import MetricOptions
     from localeval.metrics.selection import known_metrics
@@ -154,7 +155,7 @@ def localeval_worker(judge_name: str | None, threads: int) -> None:
 def embedding_server(port: int) -> ThreadingHTTPServer:
     """An OpenAI-style /v1/embeddings endpoint on 127.0.0.1 with localeval's embedders: English texts get the
     English embedder, Japanese and Chinese ones the multilingual one, as in localeval itself."""
-    from localeval.evaluation import EncoderPool
+    from localeval.encoders import EncoderPool
     from localeval.text import detect_language
 
     pool = EncoderPool(None, None)

@@ -13,14 +13,15 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-__all__ = ["evaluate", "load", "Judge", "Embedders", "RunResult"]
+__all__ = ["evaluate", "load", "Judge", "Embedders", "RunResult", "RayExecutor"]
 
 _WHERE = {"evaluate": ("localeval.api", "evaluate"), "Judge": ("localeval.api", "Judge"),
           "Embedders": ("localeval.api", "Embedders"), "load": ("localeval.results", "load_results"),
-          "RunResult": ("localeval.results", "RunResult")}
+          "RunResult": ("localeval.results", "RunResult"), "RayExecutor": ("localeval.ray_cluster", "RayExecutor")}
 
 if TYPE_CHECKING:
     from localeval.api import Embedders, Judge, evaluate
+    from localeval.ray_cluster import RayExecutor
     from localeval.results import RunResult
     from localeval.results import load_results as load
 

@@ -21,13 +21,15 @@ from localeval.calibration import Calibration
 from localeval.criteria import Definitions, parse_named
 from localeval.errors import ConfigError
 from localeval.dataset import Dataset
-from localeval.evaluation import (DEFAULT_BATCH, EncoderPool, EvaluationOptions, LoadedJudge, choose_for_dataset,
+from localeval.encoders import EncoderPool
+from localeval.evaluation import (DEFAULT_BATCH, EvaluationOptions, LoadedJudge, choose_for_dataset,
                                   load_dataset, load_judge, rows_for, run_evaluation)
 from localeval.judge import JudgeConfig
 from localeval.metrics import Metric
 from localeval.metrics.options import MetricOptions
 from localeval.models import resolve_judge
 from localeval.progress import ProgressListener
+from localeval.ray_cluster import RayExecutor
 from localeval.results import RunResult
 
 if TYPE_CHECKING:
@@ -82,7 +84,7 @@ def evaluate(data: Data, metrics: Sequence[str] | str | None = None, judge: Judg
              criteria: Mapping[str, str] | None = None, rubrics: Mapping[str, str] | None = None,
              strictness: int = 3, evidence_sentences: int = 0, calibration: str | Path | None = None,
              batch_size: int = DEFAULT_BATCH, progress: ProgressListener | None = None, keep_samples: bool = True,
-             **judge_options: Any) -> RunResult:
+             executor: RayExecutor | None = None, **judge_options: Any) -> RunResult:
     """Score `data` and return the run's result; with `out`, also write (or resume) a results folder there.
 
     `data`: a JSONL, JSON, CSV or Parquet file, a `datasets` folder, a list of dicts, or a pandas DataFrame,
@@ -91,6 +93,8 @@ def evaluate(data: Data, metrics: Sequence[str] | str | None = None, judge: Judg
     `judge`: a `Judge` to reuse, or a path or registry name loaded for this call only; `judge_options`
     (n_ctx, threads, gpu_layers, seed, temperature, chat_template, timeout) apply to the latter.
     `keep_samples=False` keeps per-sample results in `out` only, for datasets too large for memory.
+    `executor=RayExecutor("local" | "auto" | address)` scores on a Ray cluster, each actor loading the judge
+    and embedders named here (a loaded `Judge` or `Embedders` cannot travel).
     """
     if isinstance(judge, Judge) and judge_options:
         raise ConfigError(f"Judge options ({', '.join(sorted(judge_options))}) belong to Judge(...) when a loaded "
@@ -104,6 +108,7 @@ def evaluate(data: Data, metrics: Sequence[str] | str | None = None, judge: Judg
             metrics=_metric_names(metrics), judge=None if judge is None or isinstance(judge, Judge) else str(judge),
             judge_config=_judge_config(judge_options), prompts_dir=Path(prompts) if prompts else None,
             field_map=dict(field_map or {}), lang=lang, definitions=definitions, batch_size=batch_size,
+            executor=executor,
             metric_options=MetricOptions(strictness=strictness, evidence_sentences=evidence_sentences),
             calibration=Calibration.load(Path(calibration)) if calibration else None)
         planned = plan(options)

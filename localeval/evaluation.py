@@ -5,18 +5,19 @@ from __future__ import annotations
 import logging
 import platform
 from collections import Counter
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from localeval import criteria
 from localeval.calibration import Calibration, shipped_calibration
 from localeval.criteria import Definitions
 from localeval.dataset import Dataset, dataset_sha256, read_dataset
-from localeval.encoders import CrossEncoderScorer, Encoders, embedder_spec, load_embedder, require_cross_encoder
+from localeval.batch_scoring import BatchScorer
+from localeval.encoders import EncoderPool, require_cross_encoder
 from localeval.errors import ConfigError, DatasetError, LocalevalError
 from localeval.html_report import write_html_report
 from localeval.judge import GGUFJudge, JudgeConfig, check_gpu_offload
@@ -29,13 +30,16 @@ from localeval.progress import ProgressListener, RunProgress
 from localeval.prompts import PromptLibrary
 from localeval.results import (FORMAT_VERSION, SAMPLES_FILE, RunResult, Tally, sample_record, save_manifest,
                                scores_from_record)
-from localeval.run_guard import RunGuard, UnfinishedRun
-from localeval.runner import SampleScores, run_metrics
+from localeval.run_guard import RunGuard
+from localeval.runner import SampleScores
 from localeval.sample_log import FINGERPRINT_KEY, SampleLog, fingerprint
 from localeval.samples import Sample
 from localeval.speeds import key_for, measured, remember
 from localeval.step_executor import CallCache, CallUsage, StepExecutor
 from localeval.text import detect_language
+
+if TYPE_CHECKING:
+    from localeval.ray_cluster import RayExecutor
 
 CALL_CACHE_FILE = "judge_calls.jsonl"
 DEFAULT_BATCH = 16
@@ -61,6 +65,8 @@ class EvaluationOptions:
     # Samples scored together. Within a batch each judge step runs for every sample in a row, so the step's
     # instruction stays in the KV cache; a finished batch is written to samples.jsonl at once.
     batch_size: int = DEFAULT_BATCH
+    # Where batches are scored: None in this process; a RayExecutor spreads them over a Ray cluster's actors.
+    executor: RayExecutor | None = None
 
 
 def sample_language(sample: Sample, lang: str = "auto") -> str:
@@ -108,15 +114,36 @@ def run_evaluation(options: EvaluationOptions, dataset: Dataset, metrics: list[M
     if options.cross_encoder is not None:
         require_cross_encoder(options.cross_encoder)  # before any model loads
     needs_judge = any("judge" in metric.models for metric in metrics)
-    resolved = resolve_judge(options.judge) if needs_judge and judge is None else None
+    if options.executor is not None and (judge is not None or encoders is not None):
+        raise ConfigError("A Ray run loads the judge and embedders on each actor: name them (a path or a registry "
+                          "name) instead of passing models loaded in this process.")
+    # On a cluster the nodes need the judge file, not this process: each actor checks it against the registry.
+    resolved = (resolve_judge(options.judge) if needs_judge and judge is None and options.executor is None
+                else None)
     if resolved and resolved.entry and resolved.entry.plumbing:
         log.warning("The judge %s is for testing localeval itself (%s): its scores say nothing about your data.",
                     resolved.entry.name, resolved.entry.description)
     with RunGuard(options.out) as guard:
         if guard.unfinished:
             log.warning(guard.unfinished.describe(options.out))
-        return _run(options, dataset, metrics, progress, resolved or (judge if needs_judge else None), encoders,
-                    guard.unfinished, keep_samples)
+        prepared = prepare(options, dataset, metrics)
+        recheck = bool(guard.unfinished and guard.unfinished.crash)
+        if options.executor is not None:
+            from localeval.ray_cluster import start_ray_scoring  # imports ray: only for a Ray run
+
+            scoring: Scoring = start_ray_scoring(options, metrics, prepared, needs_judge, recheck)
+        else:
+            if isinstance(resolved, ResolvedModel):
+                judge = load_judge(resolved, options.judge_config, recheck=recheck)
+            if encoders is None and any("embedder" in metric.models for metric in metrics):
+                encoders = EncoderPool(options.embedder, options.cross_encoder)
+            scoring = LocalScoring(options, metrics, prepared, judge if needs_judge else None, encoders)
+        try:
+            if guard.unfinished or scoring.calls_done:
+                log.warning("Resuming: %d judge calls are already done.", scoring.calls_done)
+            return _run(options, dataset, metrics, prepared, scoring, progress, keep_samples)
+        finally:
+            scoring.close()
 
 
 @dataclass(frozen=True)
@@ -150,41 +177,73 @@ def prepare(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric])
     return Prepared(prompts, lang_of, used_langs, steps, definitions, calibrations, metric_options)
 
 
-def _run(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric], progress: ProgressListener | None,
-         judge: ResolvedModel | LoadedJudge | None, encoders: EncoderPool | None, unfinished: UnfinishedRun | None,
-         keep_samples: bool) -> RunResult:
-    prepared = prepare(options, dataset, metrics)
-    prompts, lang_of, used_langs, steps = prepared.prompts, prepared.lang_of, prepared.langs, prepared.steps
-    definitions, calibrations, metric_options = prepared.definitions, prepared.calibrations, prepared.metric_options
-    if isinstance(judge, ResolvedModel):
-        judge = load_judge(judge, options.judge_config, recheck=bool(unfinished and unfinished.crash))
-    if encoders is None and any("embedder" in metric.models for metric in metrics):
-        encoders = EncoderPool(options.embedder, options.cross_encoder)
-    executor = None
-    if judge is not None:
-        executor = StepExecutor(judge.judge, judge.identity, prompts, judge.config,
-                                CallCache(options.out / CALL_CACHE_FILE))
-        if unfinished or executor.cache:
-            log.warning("Resuming: %d judge calls are already done.", len(executor.cache))
-    manifest = _manifest(options, dataset, metrics, prompts, steps, used_langs, judge.manifest if judge else None)
+class Scoring(Protocol):
+    """Where a run's batches are scored: `LocalScoring` in this process, or on a Ray cluster (ray_cluster.py)."""
+
+    judge_manifest: dict[str, Any] | None  # the loaded judge as the manifest records it; None without a judge
+    calls_done: int  # judge calls already in the folder's call cache when the run started
+    reports_calls: bool  # each judge call reaches the progress listener as it is served (else per sample)
+
+    def score(self, batches: Iterator[list[Sample]], langs: Mapping[str, str],
+              call_served: Callable[[str, int, int, CallUsage], None] | None) -> Iterator[list[SampleScores]]:
+        """Each batch's scores, as batches finish (not necessarily in the order given)."""
+
+    def encoders_manifest(self) -> dict[str, Any]: ...
+
+    def close(self) -> None: ...
+
+
+class LocalScoring:
+    """The models in this process, one batch after another, each judge call shown as it is served."""
+
+    reports_calls = True
+
+    def __init__(self, options: EvaluationOptions, metrics: list[Metric], prepared: Prepared,
+                 judge: LoadedJudge | None, encoders: EncoderPool | None):
+        self.judge = judge
+        self.encoders = encoders
+        executor = None
+        if judge is not None:
+            executor = StepExecutor(judge.judge, judge.identity, prepared.prompts, judge.config,
+                                    CallCache(options.out / CALL_CACHE_FILE))
+        self.judge_manifest = judge.manifest if judge else None
+        self.calls_done = len(executor.cache) if executor else 0
+        self.scorer = BatchScorer(metrics, executor, encoders, prepared.metric_options)
+
+    def score(self, batches: Iterator[list[Sample]], langs: Mapping[str, str],
+              call_served: Callable[[str, int, int, CallUsage], None] | None) -> Iterator[list[SampleScores]]:
+        for batch in batches:
+            yield self.scorer(batch, langs, call_served)
+
+    def encoders_manifest(self) -> dict[str, Any]:
+        return self.encoders.manifest() if self.encoders else {}
+
+    def close(self) -> None:
+        if self.judge is not None:
+            remember_speeds(self.judge)
+
+
+def _run(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric], prepared: Prepared, scoring: Scoring,
+         progress: ProgressListener | None, keep_samples: bool) -> RunResult:
+    manifest = _manifest(options, dataset, metrics, prepared.prompts, prepared.steps, prepared.langs,
+                         scoring.judge_manifest)
     manifest["calibration"] = {lang: {"name": c.name, "fitted_on": c.fitted_on, "weights": c.weights, "bias": c.bias}
-                               for lang, c in calibrations.items()}
-    manifest["languages"] = dict(Counter(lang_of.values()))
-    manifest[FINGERPRINT_KEY] = fingerprint(_fingerprint_settings(manifest, options, definitions))
+                               for lang, c in prepared.calibrations.items()}
+    manifest["languages"] = dict(Counter(prepared.lang_of.values()))
+    manifest[FINGERPRINT_KEY] = fingerprint(_fingerprint_settings(manifest, options, prepared.definitions))
     tally = Tally([metric.name for metric in metrics])
     kept: list[SampleScores] | None = [] if keep_samples else None
-    interrupted = _score_streaming(options, dataset, metrics, manifest, executor, encoders, metric_options,
-                                   progress, lang_of, tally, kept)
-    manifest["encoders"] = encoders.manifest() if encoders else {}
+    has_judge = scoring.judge_manifest is not None
+    interrupted = _score_streaming(options, dataset, metrics, manifest, scoring, progress, prepared.lang_of, tally,
+                                   kept)
+    manifest["encoders"] = scoring.encoders_manifest()
     result = RunResult([m.name for m in metrics], kept or [], dataset.row_errors, manifest, interrupted,
                        dataset.row_warnings, tally)
-    _save_summary(result, options.out, executor)
-    if judge is not None:
-        _remember_speeds(judge)
+    _save_summary(result, options.out, has_judge)
     return result
 
 
-def _remember_speeds(judge: LoadedJudge) -> None:
+def remember_speeds(judge: LoadedJudge) -> None:
     """The judge's speeds so far, for later dry runs' estimates (best effort: never fails the run)."""
     timings = getattr(judge.judge, "timings", None)
     if timings is None or (speeds := measured(timings())) is None:
@@ -194,8 +253,7 @@ def _remember_speeds(judge: LoadedJudge) -> None:
 
 
 def _score_streaming(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric], manifest: dict[str, Any],
-                     executor: StepExecutor | None, encoders: EncoderPool | None, metric_options: MetricOptions,
-                     progress: ProgressListener | None, lang_of: dict[str, str], tally: Tally,
+                     scoring: Scoring, progress: ProgressListener | None, lang_of: dict[str, str], tally: Tally,
                      kept: list[SampleScores] | None) -> bool:
     """Score `batch_size` samples at a time, appending each to samples.jsonl as its batch finishes; True if
     interrupted.
@@ -204,12 +262,13 @@ def _score_streaming(options: EvaluationOptions, dataset: Dataset, metrics: list
     Every sample goes into `tally`, and into `kept` (in file order) when the caller keeps them; samples.jsonl
     ends with every sample once, in file order, the ones never scored as NaN interrupted.
     """
+    has_judge = scoring.judge_manifest is not None
     sample_log = SampleLog(options.out)
     try:
         reused = sample_log.reusable(manifest[FINGERPRINT_KEY], lang_of)
         save_manifest(options.out, manifest)
     except OSError as error:
-        raise _unwritable(options.out, error, executor) from None
+        raise _unwritable(options.out, error, has_judge) from None
     if reused:
         log.warning("Resuming: %d of %d samples are already scored.", len(reused), len(dataset))
     by_id: dict[str, SampleScores] = {}  # only when the caller keeps the samples
@@ -219,6 +278,8 @@ def _score_streaming(options: EvaluationOptions, dataset: Dataset, metrics: list
     def finished(result: SampleScores, record: bool = True) -> None:
         if record:
             sample_log.append(sample_record(result))
+            if progress and not scoring.reports_calls:
+                state.judge_work(result.usage)
         recorded.add(result.sample.id)
         tally.add(result)
         if kept is not None:
@@ -231,13 +292,16 @@ def _score_streaming(options: EvaluationOptions, dataset: Dataset, metrics: list
         state.call_served(step, done, total, usage)
         progress(state)
 
-    def score(batch: list[Sample]) -> list[SampleScores]:
-        return run_metrics(batch, metrics, executor, lambda sample: lang_of[sample.id],
-                           call_served if progress else None, encoders=encoders,
-                           options=metric_options) if batch else []
+    def to_score() -> Iterator[list[Sample]]:
+        """Each batch's samples to score, once its reused ones are taken as they are."""
+        for batch in _batches(dataset, reused, options.batch_size):
+            for sample in batch.reused:
+                finished(scores_from_record(sample_log.reused(sample.id), sample), record=False)
+            if batch.todo:
+                yield batch.todo
 
     try:
-        _score_batches(_batches(dataset, reused, options.batch_size), score, finished, sample_log)
+        _take_scored(scoring.score(to_score(), lang_of, call_served if progress else None), finished, sample_log)
         not_started = {metric.name: Score.nan("interrupted") for metric in metrics}
         for ref in dataset.rows:  # after an interruption: the reused samples not yet met, and the rest
             if ref.id in reused and ref.id not in recorded:
@@ -246,7 +310,7 @@ def _score_streaming(options: EvaluationOptions, dataset: Dataset, metrics: list
                 finished(SampleScores(Sample(ref.id, ref.row), lang_of[ref.id], dict(not_started)))
         sample_log.finish([ref.id for ref in dataset.rows])
     except OSError as error:
-        raise _unwritable(options.out, error, executor) from None
+        raise _unwritable(options.out, error, has_judge) from None
     finally:
         sample_log.close()
     if kept is not None:
@@ -254,14 +318,10 @@ def _score_streaming(options: EvaluationOptions, dataset: Dataset, metrics: list
     return any("interrupted" in tally.summary(metric.name).nan_reasons for metric in metrics)
 
 
-def _score_batches(batches: Iterator[_Batch], score: Callable[[list[Sample]], list[SampleScores]],
-                   finished: Callable[..., None], sample_log: SampleLog) -> None:
-    """Until the batches run out or a Ctrl-C stops them, each batch's reused samples first, then its scored ones."""
+def _take_scored(scored: Iterator[list[SampleScores]], finished: Callable[..., None], sample_log: SampleLog) -> None:
+    """Until the batches run out or a Ctrl-C stops them, record each scored batch and sync it to the disk."""
     try:
-        for batch in batches:
-            for sample in batch.reused:
-                finished(scores_from_record(sample_log.reused(sample.id), sample), record=False)
-            results = score(batch.todo)
+        for results in scored:
             for result in results:
                 finished(result)
             sample_log.sync()
@@ -269,6 +329,10 @@ def _score_batches(batches: Iterator[_Batch], score: Callable[[list[Sample]], li
                 return
     except KeyboardInterrupt:
         pass  # between batches: the samples not started become NaN interrupted
+    finally:
+        close = getattr(scored, "close", None)  # a generator's own cleanup (a Ray run's tasks in flight)
+        if close:
+            close()
 
 
 @dataclass
@@ -310,20 +374,20 @@ def _fingerprint_settings(manifest: dict[str, Any], options: EvaluationOptions,
     return settings
 
 
-def _save_summary(result: RunResult, out: Path, executor: StepExecutor | None) -> None:
+def _save_summary(result: RunResult, out: Path, has_judge: bool) -> None:
     try:
         result.save_summary(out)
     except OSError as error:
-        raise _unwritable(out, error, executor) from None
+        raise _unwritable(out, error, has_judge) from None
     try:
         write_html_report(out)
     except LocalevalError as error:  # the results are saved: the page can be built again from them
         log.warning("%s The results are saved; `localeval report %s` builds the page from them.", error, out)
 
 
-def _unwritable(out: Path, error: OSError, executor: StepExecutor | None) -> ConfigError:
+def _unwritable(out: Path, error: OSError, has_judge: bool) -> ConfigError:
     """What failed, and that the work finished so far is kept: the same command resumes from it."""
-    kept = f"{out / SAMPLES_FILE}" + (f" and {out / CALL_CACHE_FILE}" if executor else "")
+    kept = f"{out / SAMPLES_FILE}" + (f" and {out / CALL_CACHE_FILE}" if has_judge else "")
     return ConfigError(f"Could not write the results to {out}: {error.strerror or error}. The work finished so far "
                        f"is kept in {kept}: rerun the same command once the folder is fixed, and it is not done "
                        "again.")
@@ -373,32 +437,6 @@ def load_judge(resolved: ResolvedModel, config: JudgeConfig, recheck: bool = Fal
     return LoadedJudge(judge, config, sha256 + template, manifest)
 
 
-class EncoderPool:
-    """Each language's embedder (and the cross-encoder), loaded on first use and shared between languages.
-
-    Without --embedder, English uses the registry's default embedder and Japanese and Chinese the
-    multilingual one, because an English-only embedder scores ja/zh paraphrases as unrelated.
-    """
-
-    def __init__(self, embedder: str | None, cross_encoder: Path | None):
-        self.chosen_embedder = embedder
-        self.cross_encoder = CrossEncoderScorer(cross_encoder) if cross_encoder is not None else None
-        self._by_spec: dict[str, Encoders] = {}
-        self._used: dict[str, str] = {}
-
-    def __call__(self, lang: str) -> Encoders:
-        spec = embedder_spec(self.chosen_embedder, lang)
-        if spec not in self._by_spec:
-            self._by_spec[spec] = Encoders(load_embedder(spec, lang), self.cross_encoder)
-        encoders = self._by_spec[spec]
-        self._used[lang] = encoders.embedder.name
-        return encoders
-
-    def manifest(self) -> dict[str, Any]:
-        return {"embedder_by_language": dict(sorted(self._used.items())),
-                "cross_encoder": self.cross_encoder.name if self.cross_encoder else None}
-
-
 def _manifest(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric], prompts: PromptLibrary,
               steps: list[str], langs: list[str], judge: dict[str, Any] | None) -> dict[str, Any]:
     used_prompts = {}
@@ -420,11 +458,11 @@ def _manifest(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric
         "lang": options.lang,
         "judge": judge,
         "prompts": used_prompts,
-        "versions": {"python": platform.python_version(), **{name: _version(name) for name in _VERSIONED_PACKAGES}},
+        "versions": {"python": platform.python_version(), **{name: version_of(name) for name in _VERSIONED_PACKAGES}},
     }
 
 
-def _version(package: str) -> str | None:
+def version_of(package: str) -> str | None:
     try:
         return metadata.version(package)
     except metadata.PackageNotFoundError:

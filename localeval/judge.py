@@ -108,6 +108,10 @@ class GGUFJudge:
     def prompt_tokens(self, messages: list[Message]) -> list[int]:
         return self.tokenizer.prompt_tokens(messages)
 
+    def forget_context(self) -> None:
+        """Drop the KV cache, so that the next prompt shares no prefix with the last one and is evaluated whole."""
+        self._llm.reset()
+
     def close(self) -> None:
         """Free the model and its context now rather than at garbage collection (the last grammar sampler first)."""
         self._llm.last_sampler = None

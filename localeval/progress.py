@@ -9,8 +9,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from localeval.step_executor import CallUsage
+
+if TYPE_CHECKING:
+    from localeval.runner import Usage
 
 
 @dataclass
@@ -37,6 +41,12 @@ class RunProgress:
             self.judge_calls += usage.attempts
             self.judge_tokens += usage.prompt_tokens + usage.completion_tokens
             self.judge_seconds += usage.seconds
+
+    def judge_work(self, usage: Usage) -> None:
+        """A sample's judge work, counted when it finishes: a Ray run's calls are served on other machines."""
+        self.judge_calls += usage.calls
+        self.judge_tokens += usage.prompt_tokens + usage.completion_tokens
+        self.judge_seconds += usage.seconds
 
     def sample_finished(self, reused: bool) -> None:
         scored_before = self.samples_done - self.samples_reused

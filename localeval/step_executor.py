@@ -88,6 +88,9 @@ class CallCache:
     def get(self, key: str) -> dict[str, Any] | None:
         return self._entries.get(key)
 
+    def items(self) -> list[tuple[str, dict[str, Any]]]:
+        return list(self._entries.items())
+
     def put(self, key: str, entry: dict[str, Any]) -> None:
         self._entries[key] = entry
         if self.path is not None:
@@ -107,6 +110,12 @@ class StepExecutor:
         self.prompts = prompts
         self.config = config
         self.cache = cache if cache is not None else CallCache()  # an empty cache is falsy (__len__)
+
+    def forget_context(self) -> None:
+        """The next call starts from an empty KV cache, as the first call of a run does; a judge without one
+        (the test fakes) has nothing to forget."""
+        if forget := getattr(self.judge, "forget_context", None):
+            forget()
 
     def run(self, call: Call, lang: str) -> StepOutcome:
         step = STEPS[call.step]

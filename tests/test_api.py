@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 import localeval
 from localeval import Embedders, Judge, evaluate, load
-from localeval import evaluation
+from localeval import encoders, evaluation
 from localeval.cli import main
 from localeval.errors import ConfigError
 
@@ -61,7 +61,7 @@ def test_a_list_of_dicts_scores_like_the_same_rows_through_the_cli(first_run, tm
 
 def test_the_judge_and_embedders_are_loaded_once_for_many_calls(judge, embedders, first_run, monkeypatch):
     monkeypatch.setattr(evaluation, "load_judge", no_model_may_load)
-    monkeypatch.setattr(evaluation, "load_embedder", no_model_may_load)
+    monkeypatch.setattr(encoders, "load_embedder", no_model_may_load)
     again = evaluate(ROWS[:1], METRICS, judge=judge, embedders=embedders)
     assert again.samples[0].scores["faithfulness"].value == first_run.samples[0].scores["faithfulness"].value
     assert again.samples[0].scores["answer_similarity"].value == pytest.approx(
@@ -139,4 +139,4 @@ def test_importing_localeval_loads_no_model_library():
             "if m in sys.modules)); print(sorted(localeval.__all__))")
     completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert completed.stdout.splitlines() == ["[]", str(sorted(localeval.__all__))]
-    assert sorted(localeval.__all__) == ["Embedders", "Judge", "RunResult", "evaluate", "load"]
+    assert sorted(localeval.__all__) == ["Embedders", "Judge", "RayExecutor", "RunResult", "evaluate", "load"]

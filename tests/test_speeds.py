@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from localeval.evaluation import LoadedJudge, _remember_speeds
+from localeval.evaluation import LoadedJudge, remember_speeds
 from localeval.estimate import Speeds
 from localeval.judge import JudgeConfig, JudgeTimings
 from localeval.speeds import SPEEDS_FILE, SpeedKey, default_speeds, measured, remember, speeds_for
@@ -97,5 +97,5 @@ def test_a_run_stores_its_speeds_in_the_cache_folder(tmp_path, monkeypatch):
     monkeypatch.setenv("LOCALEVAL_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr("localeval.speeds.cpu", lambda: type("CPU", (), {"model": KEY.cpu})())
     manifest = {"sha256": QWEN05, "config": {"n_gpu_layers": 0, "n_threads": 2}}
-    _remember_speeds(LoadedJudge(_Judge(), JudgeConfig(), QWEN05, manifest))
+    remember_speeds(LoadedJudge(_Judge(), JudgeConfig(), QWEN05, manifest))
     assert speeds_for(KEY, 491400064, tmp_path / SPEEDS_FILE).speeds == Speeds(250.0, 30.0)

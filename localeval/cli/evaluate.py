@@ -23,6 +23,7 @@ from localeval.judge import JudgeConfig
 from localeval.metrics.options import MetricOptions
 from localeval.outcome import judge_failures
 from localeval.progress import RunProgress, format_duration
+from localeval.ray_cluster import RayExecutor
 from localeval.report import summary_markdown, summary_table
 
 EXIT_JUDGE_FAILED = 3  # results written, but the judge failed on more than JUDGE_FAILURE_LIMIT of its scores
@@ -80,6 +81,12 @@ _SHOWN_PROBLEMS = 10
               help="--fail-under with NaN scores: fail the gate, or leave them out of the mean (no scores still fails).")
 @click.option("--summary-md", type=click.Path(path_type=Path, dir_okay=False),
               help="Also write the summary as a Markdown table to this file (for a pull request).")
+@click.option("--ray", "ray_address", metavar="ADDRESS",
+              help="Score on a Ray cluster (pip install 'localeval[ray]'): 'local' starts one on this machine, "
+                   "'auto' joins the one `ray start` runs here, or a cluster's address. One actor per --threads "
+                   "cores; the results folder is the same as a local run's.")
+@click.option("--ray-actors", type=click.IntRange(min=1),
+              help="With --ray: at most this many actors (default: as many as the cluster's CPUs hold).")
 @click.option("--dry-run", is_flag=True,
               help="Print the judge calls, tokens and estimated time per metric, and stop: no model is loaded and "
                    "nothing is written.")
@@ -89,12 +96,14 @@ def evaluate(data: Path, metric_list: str | None, judge: str | None, out: Path, 
              criteria_file: Path | None, calibration: Path | None, evidence_sentences: int, n_ctx: int,
              threads: int | None, gpu_layers: int, judge_timeout: float | None, seed: int, temperature: float,
              chat_template: Path | None, batch_size: int, bound_pairs: tuple[str, ...], nan_policy: NanPolicy,
-             summary_md: Path | None, dry_run: bool) -> None:
+             summary_md: Path | None, ray_address: str | None, ray_actors: int | None, dry_run: bool) -> None:
     """Score DATA (JSONL, JSON, CSV, Parquet or a saved `datasets` folder) and write per-sample results, a summary
     and a manifest."""
     config = JudgeConfig(n_ctx=n_ctx, n_threads=threads, n_gpu_layers=gpu_layers, seed=seed,
                          temperature=temperature, chat_template=chat_template, timeout=judge_timeout)
     bounds = parse_bounds(bound_pairs)
+    if ray_actors is not None and ray_address is None:
+        raise click.UsageError("--ray-actors needs --ray.")
     requested = None if metric_list is None else tuple(filter(None, (name.strip() for name in metric_list.split(","))))
     user = read_definitions(criteria_file) if criteria_file else Definitions()
     user = user.merged(Definitions(parse_named(criterion_pairs, "criterion"), parse_named(rubric_pairs, "rubric")))
@@ -102,6 +111,7 @@ def evaluate(data: Path, metric_list: str | None, judge: str | None, out: Path, 
                                 prompts_dir=prompts_dir, field_map=parse_field_map(field_map), lang=lang,
                                 embedder=embedder, cross_encoder=cross_encoder, definitions=user,
                                 batch_size=batch_size,
+                                executor=RayExecutor(ray_address, ray_actors) if ray_address else None,
                                 metric_options=MetricOptions(strictness=strictness,
                                                              evidence_sentences=evidence_sentences),
                                 calibration=Calibration.load(calibration) if calibration else None)

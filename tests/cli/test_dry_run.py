@@ -36,7 +36,7 @@ def no_models(monkeypatch, tmp_path):
     monkeypatch.setattr("localeval.judge.GGUFJudge.__post_init__", refuse)
     monkeypatch.setattr("localeval.evaluation.ensure_judge_runs", refuse)
     monkeypatch.setattr("localeval.judge_check.check_judge", refuse)
-    monkeypatch.setattr("localeval.evaluation.load_embedder", refuse)
+    monkeypatch.setattr("localeval.encoders.load_embedder", refuse)
     monkeypatch.setenv("LOCALEVAL_CACHE_DIR", str(tmp_path / "cache"))
 
 

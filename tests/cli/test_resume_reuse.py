@@ -83,7 +83,7 @@ def test_the_fingerprint_follows_the_judge_and_its_template_but_not_threads_or_t
 
 
 def test_a_resumed_run_stopped_early_keeps_the_finished_samples_it_had_not_reached(tmp_path, monkeypatch):
-    from localeval import evaluation
+    from localeval import batch_scoring, evaluation
     from localeval.metrics import METRICS
 
     rows = [{"id": f"r{i}", "response": "Blue.", "reference": "Blue."} for i in range(6)]
@@ -97,7 +97,7 @@ def test_a_resumed_run_stopped_early_keeps_the_finished_samples_it_had_not_reach
     def stopped(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(evaluation, "run_metrics", stopped)
+    monkeypatch.setattr(batch_scoring, "run_metrics", stopped)
     options = EvaluationOptions(data=data, out=out, metrics=("exact_match",), batch_size=2)
     result = evaluation.run_evaluation(options, evaluation.load_dataset(options), [METRICS["exact_match"]],
                                        keep_samples=False)
