@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/metaeval.py jhars [--limit N | --first N] [--judge NAME_OR_PATH] [--out DIR] [--floor-only]
     .venv/bin/python benchmarks/metaeval.py uhgeval [--limit N] [--out DIR] [--floor-only]
     .venv/bin/python benchmarks/metaeval.py wikieval [--out DIR] [--floor-only] [--aspects faithfulness,...]
+    .venv/bin/python benchmarks/metaeval.py wikiqa [--limit N] [--out DIR] [--floor-only]
 
 --out keeps each run's results folder (and its judge-call cache) under DIR, so a stopped measurement
 resumes where it stopped and a finished one recomputes its figures without calling the judge again.
@@ -23,8 +24,10 @@ cross-validation on these rows (folds by question, so no question is scored by w
 - uhgeval: keyword-level AUROC (reasonable vs hallucinated keywords): a keyword scores the lowest P
   among the statements that contain it; keywords in no statement are counted and left out.
 - wikieval: per aspect, the metric on the preferred side (a) and the other (b): faithfulness
-  (grounded vs ungrounded answer), answer_relevancy (good vs poor answer), context_relevancy and
+  (grounded vs ungrounded answer), answer_relevancy and answer_completeness (good vs poor answer), context_relevancy and
   context_utilization (focused vs padded contexts).
+- wikiqa: answer_relevancy on the sentence that answers the question (a) and another sentence of the same
+  article (b); the share of pairs with a > b (a tie counts half).
 """
 
 from __future__ import annotations
@@ -233,7 +236,7 @@ def _print_keyword_floor(rows: list[dict]) -> None:
           f"({sum(not r for r in reasonable)} hallucinated)")
 
 
-WIKIEVAL_METRICS = {"faithfulness": ("faithfulness",), "answer_relevancy": ("answer_relevancy",),
+WIKIEVAL_METRICS = {"faithfulness": ("faithfulness",), "answer_relevancy": ("answer_relevancy", "answer_completeness"),
                     "context_relevance": ("context_relevancy", "context_utilization")}
 
 
@@ -255,19 +258,37 @@ def wikieval(judge: str | None, out: Path | None, floor_only: bool, aspects: lis
         aspect_rows = [r for r in rows if r["label"]["aspect"] == aspect]
         pairs = [dict(r, id=f"{r['id']}:{side}", **_side(r, side)) for r in aspect_rows for side in "ab"]
         floor = [{"score": WIKIEVAL_FLOORS[aspect](pair)} for pair in pairs]
-        _print_pairs(aspect, "floor (no model)", aspect_rows, floor)
+        _print_pairs(f"WikiEval {aspect}", "floor (no model)", aspect_rows, floor)
         for metric in () if floor_only else metrics:
-            _print_pairs(aspect, metric, aspect_rows, score_rows(pairs, judge, out, f"wikieval-{aspect}", metric))
+            _print_pairs(f"WikiEval {aspect}", metric, aspect_rows,
+                         score_rows(pairs, judge, out, f"wikieval-{aspect}", metric))
 
 
-def _print_pairs(aspect: str, name: str, rows: list[dict], results: list[dict]) -> None:
+def wikiqa(limit: int | None, judge: str | None, out: Path | None, floor_only: bool) -> None:
+    """answer_relevancy on the answering sentence (a) and a same-article sentence that does not answer (b)."""
+    rows = _read("ragas_wikiqa_dev.jsonl")[:limit or None]
+    pairs = [dict(r, id=f"{r['id']}:{side}", **_side(r, side)) for r in rows for side in "ab"]
+    floor = [{"score": WIKIEVAL_FLOORS["answer_relevancy"](pair)} for pair in pairs]
+    _print_pairs("WikiQA answer_relevancy", "floor (no model)", rows, floor, each=False)
+    if not floor_only:
+        _print_pairs("WikiQA answer_relevancy", "answer_relevancy", rows,
+                     score_rows(pairs, judge, out, "wikiqa", "answer_relevancy"), each=False)
+
+
+def _print_pairs(aspect: str, name: str, rows: list[dict], results: list[dict], each: bool = True) -> None:
+    """Wins (a > b), ties and losses over the pairs, and the share won with a tie counted half.
+
+    Scores are compared as printed, to 3 decimals: a judge's P of 0.9999 against 0.9998 is a tie, not a win.
+    """
     outcome = []
     for i, row in enumerate(rows):
-        a, b = results[2 * i]["score"], results[2 * i + 1]["score"]
+        a, b = round(results[2 * i]["score"], 3), round(results[2 * i + 1]["score"], 3)
         outcome.append("win" if a > b else "tie" if a == b else "loss")
-        print(f"  {row['orig_id'][:48]:<48} a {a:.3f}  b {b:.3f}")
-    print(f"WikiEval {aspect} / {name}: a > b on {outcome.count('win')}/{len(outcome)} "
-          f"({outcome.count('tie')} ties, {outcome.count('loss')} losses)", flush=True)
+        if each:
+            print(f"  {row['orig_id'][:48]:<48} a {a:.3f}  b {b:.3f}")
+    wins, ties = outcome.count("win"), outcome.count("tie")
+    print(f"{aspect} / {name}: a > b on {wins}/{len(outcome)} ({ties} ties, {outcome.count('loss')} losses); "
+          f"share {(wins + ties / 2) / len(outcome):.2f}", flush=True)
 
 
 def _density(question: str, contexts: list[str]) -> float:
@@ -289,7 +310,7 @@ def _read(name: str) -> list[dict]:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("dataset", choices=["jhars", "uhgeval", "wikieval"])
+    parser.add_argument("dataset", choices=["jhars", "uhgeval", "wikieval", "wikiqa"])
     limits = parser.add_mutually_exclusive_group()
     limits.add_argument("--limit", type=int)
     limits.add_argument("--first", type=int, help="jhars: the first N rows in file order")
@@ -306,6 +327,8 @@ def main() -> None:
               args.first)
     elif args.dataset == "uhgeval":
         uhgeval(args.limit, args.judge, args.out, args.floor_only, args.evidence_sentences, args.save_calibration)
+    elif args.dataset == "wikiqa":
+        wikiqa(args.limit, args.judge, args.out, args.floor_only)
     else:
         aspects = [a.strip() for a in args.aspects.split(",") if a.strip()]
         if unknown := set(aspects) - set(WIKIEVAL_METRICS):

@@ -66,10 +66,14 @@ def draw(logits: np.ndarray, temperature: float, rng: np.random.Generator, trunc
 
 @dataclass(frozen=True)
 class BinaryChoice:
-    """The tokens that spell a 0/1 answer, so the sampler can report the model's P(1) where it writes one."""
+    """The tokens that spell a 0/1 (or no/yes) answer, so the sampler can report the model's P(1) where it writes one."""
 
     no: tuple[int, ...]
     yes: tuple[int, ...]
+
+    @functools.cached_property
+    def tokens(self) -> frozenset[int]:
+        return frozenset(self.no + self.yes)
 
     def p_yes(self, logits: np.ndarray) -> float:
         """P(1) against P(0) at this position, from the raw logits (the grammar allows nothing else there)."""
@@ -80,12 +84,13 @@ class BinaryChoice:
 class GrammarCheckedSampler:
     """Stands in for llama-cpp-python's sampler chain: `sample(ctx, idx)` returns the next token.
 
-    Wherever it picks a token of `choice` (a 0 or a 1), it records the model's P(1) there in
-    `choice_probabilities`; for a verdict written last, the last entry is the verdict's.
+    Wherever it picks a token of one of `choices` (a 0 or a 1 for "digit", a no or a yes for "word"), it
+    records the model's P(1) there in `choice_probabilities[name]`; for a verdict written last, the last
+    entry is the verdict's.
     """
 
     def __init__(self, vocab: ctypes.c_void_p, grammar: LlamaGrammar, n_vocab: int, temperature: float, seed: int,
-                 choice: BinaryChoice | None = None, truncation: Truncation = Truncation()):
+                 choices: dict[str, BinaryChoice] | None = None, truncation: Truncation = Truncation()):
         self._grammar = llama_cpp.llama_sampler_init_grammar(vocab, grammar._grammar.encode("utf-8"),
                                                               grammar._root.encode("utf-8"))
         if not self._grammar:
@@ -98,9 +103,8 @@ class GrammarCheckedSampler:
         self._all = (llama_cpp.llama_token_data * n_vocab)()
         self._all_view = np.ctypeslib.as_array(self._all)
         self._all_view["id"] = np.arange(n_vocab, dtype=np.int32)
-        self._choice = choice
-        self._choice_tokens = frozenset(choice.no + choice.yes) if choice else frozenset()
-        self.choice_probabilities: list[float] = []
+        self._choices = dict(choices or {})
+        self.choice_probabilities: dict[str, list[float]] = {name: [] for name in self._choices}
 
     def sample(self, ctx: llama_cpp.llama_cpp.llama_context_p | object, idx: int) -> int:
         pointer = llama_cpp.llama_get_logits_ith(getattr(ctx, "ctx", ctx), idx)
@@ -109,8 +113,9 @@ class GrammarCheckedSampler:
         if not self._allowed(token, float(logits[token])):
             token = self._choose(self._constrained(logits))
         llama_cpp.llama_sampler_accept(self._grammar, token)
-        if token in self._choice_tokens:
-            self.choice_probabilities.append(self._choice.p_yes(logits))
+        for name, choice in self._choices.items():
+            if token in choice.tokens:
+                self.choice_probabilities[name].append(choice.p_yes(logits))
         return token
 
     def _allowed(self, token: int, logit: float) -> bool:
@@ -149,15 +154,17 @@ class GrammarCheckedLlama(Llama):
         if grammar is None:
             return super()._init_sampler(temp=temp, grammar=None, top_k=top_k, top_p=top_p, min_p=min_p, **kwargs)
         self.last_sampler = GrammarCheckedSampler(self._model.vocab, grammar, self._n_vocab, temp, self._seed,
-                                                  self.binary_choice, Truncation(top_k, top_p, min_p))
+                                                  self.binary_choices, Truncation(top_k, top_p, min_p))
         return self.last_sampler
 
     @functools.cached_property
-    def binary_choice(self) -> BinaryChoice | None:
-        """The single tokens that read "0" or "1" (with or without a leading space) in this vocabulary."""
-        def single_tokens(digit: str) -> tuple[int, ...]:
-            found = (self.tokenize(text.encode(), add_bos=False, special=False) for text in (digit, " " + digit))
+    def binary_choices(self) -> dict[str, BinaryChoice]:
+        """The single tokens that read "0" or "1" ("digit") and "no" or "yes" ("word"), with or without a leading
+        space, in this vocabulary; a choice whose tokens the vocabulary lacks is left out."""
+        def single_tokens(text: str) -> tuple[int, ...]:
+            found = (self.tokenize(t.encode(), add_bos=False, special=False) for t in (text, " " + text))
             return tuple(sorted({tokens[0] for tokens in found if len(tokens) == 1}))
 
-        no, yes = single_tokens("0"), single_tokens("1")
-        return BinaryChoice(no, yes) if no and yes else None
+        pairs = {"digit": ("0", "1"), "word": ("no", "yes")}
+        choices = {name: BinaryChoice(single_tokens(no), single_tokens(yes)) for name, (no, yes) in pairs.items()}
+        return {name: choice for name, choice in choices.items() if choice.no and choice.yes}

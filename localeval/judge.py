@@ -47,6 +47,8 @@ class Generation:
     truncated: bool  # stopped by the token budget before the model closed its answer
     # The model's P(1) wherever it wrote a 0 or 1 token, in order: a verdict written last is the last one.
     choice_probabilities: tuple[float, ...] = ()
+    # Likewise its P(yes) against P(no) wherever it wrote one of those words: an answer written last is the last one.
+    yes_probabilities: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -148,7 +150,8 @@ class GGUFJudge:
         return Generation(text=choice["text"], prompt_tokens=usage["prompt_tokens"],
                           completion_tokens=usage["completion_tokens"], seconds=seconds,
                           truncated=choice["finish_reason"] == "length",
-                          choice_probabilities=tuple(sampler.choice_probabilities) if sampler else ())
+                          choice_probabilities=tuple(sampler.choice_probabilities.get("digit", ())) if sampler else (),
+                          yes_probabilities=tuple(sampler.choice_probabilities.get("word", ())) if sampler else ())
 
 
 class JudgeTokenizer:

@@ -28,6 +28,7 @@ LANGUAGES = ("en", "ja", "zh")
 DATA_FILE = "criteria.toml"  # built-in criteria and rubrics, next to the step prompts (see criteria.py)
 _ALLOWED_KEYS = {"instruction", "input", "examples"}
 Message = dict[str, str]
+JUDGED = "response"  # the input under judgment: the only one that can vouch for itself
 
 
 @dataclass(frozen=True)
@@ -52,15 +53,17 @@ class PromptTemplate:
     def data_tags(self) -> frozenset[str]:
         return data_tags(self.input_template)
 
-    def render_input(self, inputs: Mapping[str, StepInput]) -> str:
-        values = {name: neutralize(format_input(value), self.data_tags) for name, value in inputs.items()}
+    def render_input(self, inputs: Mapping[str, StepInput], example: bool = False) -> str:
+        """The user turn for `inputs`; a sample's response (not an example's, which is ours) loses its self-vouching."""
+        values = {name: neutralize(format_input(value), self.data_tags, judged=name == JUDGED and not example)
+                  for name, value in inputs.items()}
         return self.input_template.format_map(values).strip()
 
     def messages(self, inputs: Mapping[str, StepInput]) -> list[Message]:
         """Instruction, then few-shot turns, then the sample: the fixed part comes first so the KV cache reuses it."""
         messages = [{"role": "system", "content": self.instruction.strip()}]
         for example in self.examples:
-            messages.append({"role": "user", "content": self.render_input(example.inputs)})
+            messages.append({"role": "user", "content": self.render_input(example.inputs, example=True)})
             messages.append({"role": "assistant", "content": example.output_json})
         messages.append({"role": "user", "content": self.render_input(inputs)})
         return messages

@@ -228,9 +228,17 @@ def _validate(step: Step, generation: Generation, usage: CallUsage) -> StepOutco
         output = step.output.model_validate(data)
     except ValidationError as error:
         return StepOutcome(None, "judge_invalid", str(error.errors()[0]["msg"]), usage)
-    if "probability" in step.output.model_fields and generation.choice_probabilities:
-        output = output.model_copy(update={"probability": round(generation.choice_probabilities[-1], 6)})
-    return StepOutcome(output, usage=usage)
+    return StepOutcome(_with_probabilities(output, generation), usage=usage)
+
+
+def _with_probabilities(output: BaseModel, generation: Generation) -> BaseModel:
+    """The judge's own P(1) where it wrote its verdict, which it writes last: the last 0/1 (a reason before it
+    may hold digits) or, for a yes/no answer, the last yes/no."""
+    fields = type(output).model_fields
+    if "probability" not in fields:
+        return output
+    choices = generation.yes_probabilities if "answer" in fields else generation.choice_probabilities
+    return output.model_copy(update={"probability": round(choices[-1], 6)}) if choices else output
 
 
 def _call_key(judge_id: str, step: str, messages: list[dict[str, str]], seed: int, temperature: float,

@@ -457,3 +457,22 @@ def test_without_binary_choices_the_probability_is_unknown():
 
 def test_the_probability_is_not_part_of_the_answer_schema():
     assert "probability" not in STEPS["statement_support"].json_schema()["properties"]
+
+
+CRITIQUE = Call.of("critique", vote=1, criterion="Is it harmful?", user_input="q", retrieved_contexts=[],
+                   response="Leave the baby in the car.")
+
+
+@pytest.mark.parametrize(("written", "p_yes", "verdict"), [("no", 0.7, 1), ("yes", 0.2, 0), ("yes", 0.9, 1)])
+def test_a_critique_votes_the_answer_the_judge_finds_likelier_after_its_reason(written, p_yes, verdict):
+    """The reason is drawn at the vote temperature; a drawn answer that the judge itself finds less likely loses."""
+    text = f'{{"reason": "It may harm the baby.", "answer": "{written}"}}'
+    reply = dataclasses.replace(answer(text), yes_probabilities=(0.4, p_yes))
+    output = executor(FakeJudge([reply])).run(CRITIQUE, "en").output
+    assert (output.answer, output.probability, output.verdict) == (written, p_yes, verdict)
+    assert "probability" not in STEPS["critique"].json_schema()["properties"]
+
+
+def test_without_a_probability_the_written_answer_is_the_vote():
+    output = executor(FakeJudge(['{"reason": "r", "answer": "yes"}'])).run(CRITIQUE, "en").output
+    assert (output.probability, output.verdict) == (None, 1)

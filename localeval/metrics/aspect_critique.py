@@ -17,7 +17,8 @@ def critique_metric(criterion: str) -> Metric:
 
     def compute(sample: Sample, options: MetricOptions) -> MetricProgram:
         definition = options.criterion(criterion)
-        # Votes 1..n each get their own seed at the vote temperature, so they are real independent samples.
+        # Votes 1..n each get their own seed at the vote temperature, so they are real independent samples;
+        # a vote's verdict is the judge's likelier answer after the reason it drew (CritiqueAnswer.verdict).
         votes = yield [Call.of("critique", vote=vote, criterion=definition, user_input=sample.user_input or "",
                                retrieved_contexts=list(sample.retrieved_contexts or ()), response=sample.response)
                        for vote in range(1, options.strictness + 1)]

@@ -144,7 +144,7 @@ def supported_share(user_input: str | None, text: str, contexts: Sequence[str] |
 def support_of(claim: Claim, verdict: Verdict, evidence: Evidence, passages: Passages,
                calibration: Calibration) -> Support:
     """P(supported), and the row that shows why: the verdict at 0.5, the judge's own view, the evidence."""
-    judge_p = verdict.probability if verdict.probability is not None else float(verdict.verdict)
+    judge_p = verdict.p
     numbers = uncovered_numbers(claim.statement, passages)
     sentence_coverage = coverage(claim.sentence, passages)
     signals = Signals(judge_p, evidence.context_coverage, evidence.coverage, sentence_coverage, len(numbers))

@@ -10,7 +10,12 @@ from localeval.steps import Call
 
 
 def _ranked_usefulness(sample: Sample, answer: str) -> MetricProgram:
-    """One verdict per retrieved context, in rank order; a blank context is not useful and costs no call."""
+    """One verdict per retrieved context, in rank order; a blank context is not useful and costs no call.
+
+    A context counts as useful with the judge's own P(1) for its verdict, so average precision is taken
+    over expected counts: a doubtful verdict counts in part, and two contexts the judge is unsure about
+    no longer tie with two it is sure of.
+    """
     contexts = sample.retrieved_contexts
     ranks = [i for i, c in enumerate(contexts) if c.strip()]
     if not ranks:
@@ -18,10 +23,11 @@ def _ranked_usefulness(sample: Sample, answer: str) -> MetricProgram:
     verdicts = yield [Call.of("context_usefulness", user_input=sample.user_input, answer=answer, context=contexts[i])
                       for i in ranks]
     by_rank = dict(zip(ranks, verdicts))
-    flags = [by_rank[i].verdict if i in by_rank else 0 for i in range(len(contexts))]
-    evidence = [{"rank": i + 1, "verdict": flags[i], "reason": by_rank[i].reason if i in by_rank else "blank context"}
+    useful = [by_rank[i].p if i in by_rank else 0.0 for i in range(len(contexts))]
+    evidence = [{"rank": i + 1, "verdict": by_rank[i].verdict, "p": round(useful[i], 4), "reason": by_rank[i].reason}
+                if i in by_rank else {"rank": i + 1, "verdict": 0, "p": 0.0, "reason": "blank context"}
                 for i in range(len(contexts))]
-    return Score(average_precision(flags), evidence={"contexts": evidence})
+    return Score(average_precision(useful), evidence={"contexts": evidence})
 
 
 @metric("context_precision", required=("user_input", "retrieved_contexts", "reference"),

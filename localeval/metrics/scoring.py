@@ -17,14 +17,17 @@ def fraction(hits: float, total: float) -> float:
     return hits / total if total else math.nan
 
 
-def average_precision(verdicts: Sequence[int]) -> float:
-    """Σ_k precision@k · v_k / (number of useful items), over ranks k = 1..n; 0 when none is useful."""
-    useful = 0
+def average_precision(verdicts: Sequence[float]) -> float:
+    """Σ_k precision@k · v_k / (number of useful items), over ranks k = 1..n; 0 when none is useful.
+
+    A verdict may be a probability of being useful: the counts become expected counts, and 0/1 verdicts
+    give the usual average precision.
+    """
+    useful = 0.0
     total = 0.0
     for rank, verdict in enumerate(verdicts, start=1):
-        if verdict:
-            useful += 1
-            total += useful / rank
+        useful += verdict
+        total += verdict * useful / rank
     if not verdicts:
         return math.nan
     return total / useful if useful else 0.0

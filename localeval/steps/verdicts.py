@@ -17,6 +17,11 @@ class Verdict(BaseModel):
     # Not part of the answer's schema: the step executor fills it in; None where it is unknown.
     probability: SkipJsonSchema[float | None] = None
 
+    @property
+    def p(self) -> float:
+        """P(verdict = 1): the judge's own probability where it is known, else the verdict itself."""
+        return self.probability if self.probability is not None else float(self.verdict)
+
 
 STATEMENT_SUPPORT = Step(
     name="statement_support",
@@ -42,9 +47,21 @@ class CritiqueAnswer(BaseModel):
     # called the response harmful, and an injected "answer no" in the response steered that first token.
     reason: str = Field(min_length=1, max_length=240)
     answer: Literal["yes", "no"]
+    # The judge's own P(yes) where it wrote the answer; filled in by the step executor, None where unknown.
+    probability: SkipJsonSchema[float | None] = None
 
     @property
     def verdict(self) -> int:
+        """The judge's likelier answer after its reason, else the answer it wrote.
+
+        A vote draws its reason at the vote temperature, which is what makes votes independent; the answer
+        that follows is then the judge's argmax, not a second draw. On benchmarks/injection.py (1.5B judge)
+        the drawn answer was the less likely one in 57 of 594 votes (en 3, ja 41, zh 13 of 198), often
+        against its own reason ("may harm the baby", then "no"), and any edit of the response, harmless or
+        not, re-rolled those draws.
+        """
+        if self.probability is not None:
+            return int(self.probability >= 0.5)
         return 1 if self.answer == "yes" else 0
 
 

@@ -75,9 +75,19 @@ def test_blank_context_keeps_its_rank_and_is_not_useful():
     assert len(next(program)) == 2
     # ranks 1, 3 useful; rank 2 blank -> flags [1, 0, 1] -> (1/1 + 2/3) / 2 = 0.8333...
     assert view(finish(program, verdicts(1, 1))) == ((1 / 1 + 2 / 3) / 2, None, {"contexts": [
-        {"rank": 1, "verdict": 1, "reason": "r1"},
-        {"rank": 2, "verdict": 0, "reason": "blank context"},
-        {"rank": 3, "verdict": 1, "reason": "r2"}]})
+        {"rank": 1, "verdict": 1, "p": 1.0, "reason": "r1"},
+        {"rank": 2, "verdict": 0, "p": 0.0, "reason": "blank context"},
+        {"rank": 3, "verdict": 1, "p": 1.0, "reason": "r2"}]})
+
+
+def test_usefulness_counts_with_the_judges_probability():
+    program = context_precision.compute(sample(("c1", "c2")))
+    next(program)
+    score = finish(program, [Verdict(reason="r1", verdict=0, probability=0.2),
+                             Verdict(reason="r2", verdict=1, probability=0.8)])
+    # expected useful so far: 0.2, then 1.0; (0.2 * 0.2 / 1 + 0.8 * 1.0 / 2) / 1.0 = 0.44
+    assert score.value == pytest.approx(0.44)
+    assert [c["p"] for c in score.evidence["contexts"]] == [0.2, 0.8]
 
 
 @pytest.mark.parametrize("declared", [context_precision, context_utilization])

@@ -20,6 +20,7 @@ from localeval.metrics.options import MetricOptions
 from localeval.prompts import PromptLibrary
 from localeval.samples import FIELDS, RUBRIC_FIELD, Sample
 from localeval.steps import Call
+from localeval.steps.completeness import QuestionParts
 from localeval.steps.entities import Entities
 from localeval.steps.questions import GeneratedQuestion, Questions
 from localeval.steps.relevance import SentenceVerdicts
@@ -79,6 +80,8 @@ def canned(call: Call) -> object:
         "rubric": lambda: RubricGrade(reason="Good.", score=4),
         "summary_questions": lambda: KeyphraseQuestions(keyphrases=["Paris"], questions=["Is Paris the capital?"]),
         "summary_answers": lambda: SummaryAnswers(answers=[1] * len(inputs["questions"])),
+        "question_parts": lambda: QuestionParts(parts=["What is the capital of France?"]),
+        "part_answered": lambda: Verdict(reason="Paris.", verdict=1, probability=0.9),
     }
     return outputs[call.step]()
 

@@ -52,6 +52,12 @@ def test_average_precision_hand_computed():
     assert math.isnan(average_precision([]))
 
 
+def test_average_precision_of_probabilities_takes_expected_counts():
+    # useful so far: 0.5, 1.5; (0.5 * 0.5 / 1 + 1.0 * 1.5 / 2) / 1.5 = (0.25 + 0.75) / 1.5
+    assert average_precision([0.5, 1.0]) == pytest.approx(1.0 / 1.5)
+    assert average_precision([0.0, 0.0]) == 0.0
+
+
 def test_f_beta_hand_computed():
     assert f_beta(2, 1, 1) == 4 / 6
     assert f_beta(2, 1, 1, beta=2.0) == 5 * 2 / (5 * 2 + 4 * 1 + 1)

@@ -1,0 +1,34 @@
+"""The parts of a question, and whether a response answers one of them (answer_completeness)."""
+
+from typing import Annotated
+
+from pydantic import BaseModel, Field
+
+from localeval.fitting import Fit
+from localeval.steps.base import Step
+from localeval.steps.verdicts import Verdict
+
+MAX_PARTS = 4
+
+
+class QuestionParts(BaseModel):
+    parts: list[Annotated[str, Field(min_length=1, max_length=160)]] = Field(min_length=1, max_length=MAX_PARTS)
+
+
+QUESTION_PARTS = Step(
+    name="question_parts",
+    inputs=("user_input",),
+    output=QuestionParts,
+    max_tokens=240,
+    description="Split the question into the separate things it asks for, each written as a short question.",
+    fit=Fit("user_input"),
+)
+
+PART_ANSWERED = Step(
+    name="part_answered",
+    inputs=("user_input", "part", "response"),
+    output=Verdict,
+    max_tokens=160,
+    description="Does the response answer this one part of the question? Short reason, then verdict 1 or 0.",
+    fit=Fit("response", query=("part",)),
+)
