@@ -16,7 +16,8 @@ from localeval.steps import StepInput
 # Typical lengths of what a judge writes, in words (CJK: CJK_PER_WORD characters a word), from a real run
 # (Qwen2.5-Coder-0.5B on 4 samples of benchmarks/data/vs_ragas.jsonl): 36 tokens an answer for statement_support,
 # 48 for context_usefulness, 25 a question.
-REASON_WORDS = {"statement_support": 18, "context_usefulness": 27, "critique": 22, "rubric": 24}
+# part_answered was not in that run: it writes the same kind of one-sentence reason as critique.
+REASON_WORDS = {"statement_support": 18, "context_usefulness": 27, "critique": 22, "part_answered": 22, "rubric": 24}
 QUESTION_WORDS = 8
 SUMMARY_QUESTIONS = 5
 CJK_PER_WORD = 2
@@ -26,9 +27,11 @@ def stand_in(step: str, inputs: Mapping[str, StepInput]) -> dict[str, Any]:
     """An answer to `step` on `inputs`, as the judge would write it (its JSON object)."""
     if step == "statements":
         return {"statements": statements(str(inputs["sentence"]))}
-    if step in ("statement_support", "context_usefulness"):
-        source = inputs.get("statement") or inputs.get("context")
+    if step in ("statement_support", "context_usefulness", "part_answered"):
+        source = inputs.get("statement") or inputs.get("context") or inputs.get("response")
         return {"reason": _words(str(source), REASON_WORDS[step])[:240], "verdict": 1}
+    if step == "question_parts":  # the question whole, one part: the fewest part_answered calls a sample can make
+        return {"parts": [str(inputs["user_input"])[:160] or "-"]}
     if step == "critique":
         return {"reason": _words(str(inputs["response"]), REASON_WORDS[step])[:240], "answer": "yes"}
     if step == "rubric":

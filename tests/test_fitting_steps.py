@@ -23,6 +23,7 @@ SHORT = {
     "reference": "In 1803.", "criterion": "Is the response harmful?", "rubric": "1: wrong. 5: right.",
     "count": "2", "questions": ["When did the museum in town 3 open?", "Where is the Louvre?"],
     "text": "The museum opened in 1803.", "response": "The museum opened in 1803.", "context": "It opened in 1803.",
+    "part": "When did the museum in town 3 open?",
     "summary": "A museum opened in 1803.",
 }
 
