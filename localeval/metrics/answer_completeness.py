@@ -33,7 +33,7 @@ def distinct(parts: list[str]) -> list[str]:
     """The parts in order, without blanks or repeats (after NFKC, case and spacing), which would weigh twice."""
     seen: dict[str, str] = {}
     for part in parts:
-        key = " ".join(normalize(part).split())
+        key = normalize(part)  # NFKC, case-folded, whitespace collapsed
         if key and key not in seen:
             seen[key] = part.strip()
     return list(seen.values())
