@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/metaeval.py jhars [--limit N | --first N] [--judge NAME_OR_PATH] [--out DIR] [--floor-only]
     .venv/bin/python benchmarks/metaeval.py uhgeval [--limit N] [--out DIR] [--floor-only]
     .venv/bin/python benchmarks/metaeval.py wikieval [--out DIR] [--floor-only] [--aspects faithfulness,...]
-    .venv/bin/python benchmarks/metaeval.py wikiqa [--limit N] [--out DIR] [--floor-only]
+    .venv/bin/python benchmarks/metaeval.py wikiqa [--limit N] [--out DIR] [--floor-only] [--metrics answer_relevancy,...]
 
 --out keeps each run's results folder (and its judge-call cache) under DIR, so a stopped measurement
 resumes where it stopped and a finished one recomputes its figures without calling the judge again.
@@ -26,8 +26,8 @@ cross-validation on these rows (folds by question, so no question is scored by w
 - wikieval: per aspect, the metric on the preferred side (a) and the other (b): faithfulness
   (grounded vs ungrounded answer), answer_relevancy and answer_completeness (good vs poor answer), context_relevancy and
   context_utilization (focused vs padded contexts).
-- wikiqa: answer_relevancy on the sentence that answers the question (a) and another sentence of the same
-  article (b); the share of pairs with a > b (a tie counts half).
+- wikiqa: answer_relevancy and answer_completeness on the sentence that answers the question (a) and another
+  sentence of the same article (b); the share of pairs with a > b (a tie counts half).
 """
 
 from __future__ import annotations
@@ -236,6 +236,7 @@ def _print_keyword_floor(rows: list[dict]) -> None:
           f"({sum(not r for r in reasonable)} hallucinated)")
 
 
+WIKIQA_METRICS = ("answer_relevancy", "answer_completeness")
 WIKIEVAL_METRICS = {"faithfulness": ("faithfulness",), "answer_relevancy": ("answer_relevancy", "answer_completeness"),
                     "context_relevance": ("context_relevancy", "context_utilization")}
 
@@ -264,15 +265,15 @@ def wikieval(judge: str | None, out: Path | None, floor_only: bool, aspects: lis
                          score_rows(pairs, judge, out, f"wikieval-{aspect}", metric))
 
 
-def wikiqa(limit: int | None, judge: str | None, out: Path | None, floor_only: bool) -> None:
-    """answer_relevancy on the answering sentence (a) and a same-article sentence that does not answer (b)."""
+def wikiqa(limit: int | None, judge: str | None, out: Path | None, floor_only: bool, metrics: list[str]) -> None:
+    """The metrics on the answering sentence (a) and a same-article sentence that does not answer (b)."""
     rows = _read("ragas_wikiqa_dev.jsonl")[:limit or None]
     pairs = [dict(r, id=f"{r['id']}:{side}", **_side(r, side)) for r in rows for side in "ab"]
     floor = [{"score": WIKIEVAL_FLOORS["answer_relevancy"](pair)} for pair in pairs]
-    _print_pairs("WikiQA answer_relevancy", "floor (no model)", rows, floor, each=False)
-    if not floor_only:
-        _print_pairs("WikiQA answer_relevancy", "answer_relevancy", rows,
-                     score_rows(pairs, judge, out, "wikiqa", "answer_relevancy"), each=False)
+    _print_pairs("WikiQA answer relevance", "floor (no model)", rows, floor, each=False)
+    for metric in () if floor_only else metrics:
+        _print_pairs("WikiQA answer relevance", metric, rows, score_rows(pairs, judge, out, "wikiqa", metric),
+                     each=False)
 
 
 def _print_pairs(aspect: str, name: str, rows: list[dict], results: list[dict], each: bool = True) -> None:
@@ -321,6 +322,8 @@ def main() -> None:
     parser.add_argument("--save-calibration", type=Path, help="write the combination fitted on all judged rows here")
     parser.add_argument("--aspects", default=",".join(WIKIEVAL_METRICS),
                         help=f"wikieval: which aspects (default: {','.join(WIKIEVAL_METRICS)})")
+    parser.add_argument("--metrics", default=",".join(WIKIQA_METRICS),
+                        help=f"wikiqa: which metrics (default: {','.join(WIKIQA_METRICS)})")
     args = parser.parse_args()
     if args.dataset == "jhars":
         jhars(args.limit, args.judge, args.out, args.floor_only, args.evidence_sentences, args.save_calibration,
@@ -328,7 +331,7 @@ def main() -> None:
     elif args.dataset == "uhgeval":
         uhgeval(args.limit, args.judge, args.out, args.floor_only, args.evidence_sentences, args.save_calibration)
     elif args.dataset == "wikiqa":
-        wikiqa(args.limit, args.judge, args.out, args.floor_only)
+        wikiqa(args.limit, args.judge, args.out, args.floor_only, args.metrics.split(","))
     else:
         aspects = [a.strip() for a in args.aspects.split(",") if a.strip()]
         if unknown := set(aspects) - set(WIKIEVAL_METRICS):

@@ -39,7 +39,7 @@ def stand_in(step: str, inputs: Mapping[str, StepInput]) -> dict[str, Any]:
     if step == "questions":
         question = _words(str(inputs["response"]), QUESTION_WORDS)[:190] + "?"
         return {"questions": [{"question": question, "noncommittal": 0}] * int(str(inputs["count"]))}
-    if step == "sentence_relevance":
+    if step in ("sentence_relevance", "response_focus"):
         return {"verdicts": [1] * len(inputs["sentences"])}
     if step == "entities":
         return {"entities": _entities(str(inputs["text"]))}

@@ -233,8 +233,12 @@ def _validate(step: Step, generation: Generation, usage: CallUsage) -> StepOutco
 
 def _with_probabilities(output: BaseModel, generation: Generation) -> BaseModel:
     """The judge's own P(1) where it wrote its verdict, which it writes last: the last 0/1 (a reason before it
-    may hold digits) or, for a yes/no answer, the last yes/no."""
+    may hold digits) or, for a yes/no answer, the last yes/no; for a list of marks, each mark's."""
     fields = type(output).model_fields
+    if "probabilities" in fields:  # one mark per sentence, and the answer holds no other digit
+        marks = generation.choice_probabilities
+        return (output.model_copy(update={"probabilities": [round(p, 6) for p in marks]})
+                if len(marks) == len(output.verdicts) else output)
     if "probability" not in fields:
         return output
     choices = generation.yes_probabilities if "answer" in fields else generation.choice_probabilities

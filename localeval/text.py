@@ -53,7 +53,7 @@ def _ends_sentence(line: str, i: int) -> bool:
     if char not in _LATIN_ENDS:
         return False
     rest = line[i + 1:]
-    if rest and not rest[0].isspace() and rest[0] not in _TRAILERS:
+    if rest and not rest[0].isspace() and rest[0] not in _TRAILERS and not _run_on(line[:i], rest):
         return False  # 3.5, e.g., www.example
     if char == ".":
         word = re.search(r"([\w.]+)$", line[:i])
@@ -65,6 +65,14 @@ def _ends_sentence(line: str, i: int) -> bool:
         if re.fullmatch(r"\s*\d+", line[:i]):
             return False  # a numbered list item: "1. ", "10. "
     return True
+
+
+def _run_on(before: str, rest: str) -> bool:
+    """A full stop with no space after it that still ends a sentence: "in 2014.PharmaCann is", "countries.The"
+    (generated text often drops the space). Not "e.g.The" (an abbreviation) nor "example.com"."""
+    word = re.search(r"([\w.]+)$", before)
+    return (word is not None and len(word.group(1)) >= 2 and word.group(1)[-1].isalnum()
+            and word.group(1).lower() not in _ABBREVIATIONS and re.match(r"[A-Z][a-z]", rest) is not None)
 
 
 def normalize(text: str) -> str:

@@ -109,6 +109,18 @@ def test_a_yes_no_answer_carries_the_judges_probability_of_yes(qwen05_judge):
     assert (p_yes >= 0.5) == (answer["answer"] == "yes")  # greedy: the answer is the likelier word
 
 
+def test_each_mark_of_a_sentence_list_carries_the_judges_probability(qwen05_judge):
+    """response_focus: one 0/1 per sentence and no other digit, so each mark's P lines up with it."""
+    sentences = ["The Eiffel Tower was finished in 1889.", "It is 330 metres tall.", "Paris has many cafés."]
+    inputs = {"user_input": "When was the Eiffel Tower finished?", "sentences": sentences}
+    schema = STEPS["response_focus"].json_schema(inputs)
+    messages = PromptLibrary().get("response_focus", "en").messages(inputs)
+    generation = qwen05_judge.generate(messages, schema, max_tokens=40, seed=0, temperature=0.0)
+    marks = json.loads(generation.text, strict=False)["verdicts"]
+    assert len(generation.choice_probabilities) == len(marks) == len(sentences)
+    assert all((p >= 0.5) == (mark == 1) for p, mark in zip(generation.choice_probabilities, marks))
+
+
 def test_a_call_past_the_timeout_stops_and_its_score_is_judge_timeout(smollm_path: Path, smollm_judge):
     """0.1 ms ends before the first token: the call stops there, and the score is NaN with the reason."""
     judge = GGUFJudge(smollm_path, JudgeConfig(n_ctx=4096, timeout=0.0001))

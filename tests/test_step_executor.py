@@ -476,3 +476,21 @@ def test_a_critique_votes_the_answer_the_judge_finds_likelier_after_its_reason(w
 def test_without_a_probability_the_written_answer_is_the_vote():
     output = executor(FakeJudge(['{"reason": "r", "answer": "yes"}'])).run(CRITIQUE, "en").output
     assert (output.probability, output.verdict) == (None, 1)
+
+
+FOCUS = Call.of("response_focus", user_input="When was it built?", sentences=["It was built in 1889.", "It is loved."])
+
+
+def test_each_mark_of_a_sentence_list_gets_its_own_probability(tmp_path):
+    reply = dataclasses.replace(answer('{"verdicts": [1, 0]}'), choice_probabilities=(0.97, 0.31))
+    output = executor(FakeJudge([reply]), CallCache(tmp_path / "calls.jsonl")).run(FOCUS, "en").output
+    assert (output.verdicts, output.probabilities, output.p) == ([1, 0], [0.97, 0.31], [0.97, 0.31])
+    resumed = executor(FakeJudge(), CallCache(tmp_path / "calls.jsonl")).run(FOCUS, "en").output
+    assert resumed.probabilities == [0.97, 0.31]
+    assert "probabilities" not in STEPS["response_focus"].json_schema()["properties"]
+
+
+def test_marks_whose_probabilities_do_not_line_up_count_as_written():
+    reply = dataclasses.replace(answer('{"verdicts": [1, 0]}'), choice_probabilities=(0.97,))
+    output = executor(FakeJudge([reply])).run(FOCUS, "en").output
+    assert (output.probabilities, output.p) == (None, [1.0, 0.0])

@@ -94,6 +94,21 @@ def test_english_domain_name_does_not_end_sentence():
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
+        ("It links the countries.The project is funded.", ["It links the countries.", "The project is funded."]),
+        ("It was founded in 2014.PharmaCann grew.", ["It was founded in 2014.", "PharmaCann grew."]),
+        ("See e.g.The Times.", ["See e.g.The Times."]),
+        ("The U.S.Army won.", ["The U.S.Army won."]),
+        ("Use node.js daily.", ["Use node.js daily."]),
+    ],
+)
+def test_a_full_stop_without_its_space_ends_a_sentence_before_a_capitalised_word(text, expected):
+    """Generated text often drops the space after a full stop; an abbreviation or a name with a dot still holds."""
+    assert split_sentences(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
         ('He said "Stop." Then he left.', ['He said "Stop."', "Then he left."]),
         ('He said "Stop!" Then he left.', ['He said "Stop!"', "Then he left."]),
         ("She said \u201cgo.\u201d He went.", ["She said \u201cgo.\u201d", "He went."]),

@@ -1,32 +1,44 @@
-"""Answer completeness: how much of what the question asks the response answers."""
+"""Answer completeness: how much of what the question asks the response answers, and how little else it says."""
 
 from localeval.metrics.base import MetricProgram, Score, metric
+from localeval.metrics.context_relevancy import in_groups
 from localeval.metrics.options import DEFAULT_OPTIONS, MetricOptions
 from localeval.metrics.scoring import mean
 from localeval.samples import Sample
 from localeval.steps import Call
-from localeval.text import normalize
+from localeval.text import normalize, split_sentences
 
 
-@metric("answer_completeness", required=("user_input", "response"), steps=("question_parts", "part_answered"),
-        models=("judge",))
+@metric("answer_completeness", required=("user_input", "response"),
+        steps=("question_parts", "part_answered", "response_focus"), models=("judge",))
 def answer_completeness(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS) -> MetricProgram:
-    """Mean over the question's parts of the judge's P(the response answers the part).
+    """coverage × focus: the expected share of the question's parts answered, times the expected share of
+    the response's sentences that tell something the question asks for.
 
     The judge splits the question into the things it asks for (at most 4; "When was X founded and where is
-    it based?" has two), then judges each part against the response in its own call. The score is the
-    expected share of parts answered, so an answer to half of a two-part question scores about 0.5, which
-    answer_relevancy cannot see: questions written back from half an answer still resemble the question.
+    it based?" has two) and judges each part against the response in its own call, with its P(answered).
+    Code splits the response into sentences and the judge marks each one on or off the question, with its
+    P. An answer to half of a two-part question scores about 0.5, and so does a full answer padded with as
+    much text about other things: the two faults, incomplete and redundant, that answer_relevancy is meant
+    to catch but cannot see, since questions written back from such an answer still resemble the question.
     """
     parts = distinct((yield Call.of("question_parts", user_input=sample.user_input)).parts)
     if not parts:
         return Score.nan("no_question_parts")
-    verdicts = yield [Call.of("part_answered", user_input=sample.user_input, part=part, response=sample.response)
+    sentences = split_sentences(sample.response)  # never empty: a blank response is a missing field
+    groups = in_groups(sentences)
+    outputs = yield ([Call.of("part_answered", user_input=sample.user_input, part=part, response=sample.response)
                       for part in parts]
+                     + [Call.of("response_focus", user_input=sample.user_input, sentences=g) for g in groups])
+    verdicts, marked = outputs[:len(parts)], outputs[len(parts):]
     answered = [v.p for v in verdicts]
-    return Score(mean(answered), evidence={"parts": [
-        {"part": part, "answered": round(p, 4), "verdict": v.verdict, "reason": v.reason}
-        for part, p, v in zip(parts, answered, verdicts)]})
+    on_question = [p for m in marked for p in m.p]
+    coverage, focus = mean(answered), mean(on_question)
+    return Score(coverage * focus, evidence={
+        "coverage": round(coverage, 4), "focus": round(focus, 4),
+        "off_question": [s for s, p in zip(sentences, on_question) if p < 0.5],
+        "parts": [{"part": part, "answered": round(p, 4), "verdict": v.verdict, "reason": v.reason}
+                  for part, p, v in zip(parts, answered, verdicts)]})
 
 
 def distinct(parts: list[str]) -> list[str]:

@@ -25,10 +25,14 @@ def context_relevancy(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS) 
     per_context = [sentences for sentences in per_context if sentences]
     if not per_context:
         return Score.nan("empty_contexts")
-    groups = [sentences[i:i + SENTENCES_PER_CALL] for sentences in per_context
-              for i in range(0, len(sentences), SENTENCES_PER_CALL)]
+    groups = [group for sentences in per_context for group in in_groups(sentences)]
     marked = yield [Call.of("sentence_relevance", user_input=sample.user_input, sentences=g) for g in groups]
     pairs = [(s, v) for group, m in zip(groups, marked) for s, v in zip(group, m.verdicts)]
     extracted = [s for s, v in pairs if v]
     return Score(fraction(len(extracted), len(pairs)),
                  evidence={"extracted": extracted, "sentences": len(pairs), "note": "superseded by context_precision"})
+
+
+def in_groups(sentences: list[str]) -> list[list[str]]:
+    """Consecutive groups of at most SENTENCES_PER_CALL sentences, one judge call each."""
+    return [sentences[i:i + SENTENCES_PER_CALL] for i in range(0, len(sentences), SENTENCES_PER_CALL)]

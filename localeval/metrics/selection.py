@@ -11,9 +11,9 @@ from localeval.metrics.base import METRICS, Metric
 
 CRITIQUE_GROUP = "aspect_critique"  # stands for one aspect_critique:<criterion> metric per known criterion
 # The metrics the spec requires; the default run computes those whose fields the dataset has.
-REQUIRED_SUITE = ("faithfulness", "answer_relevancy", "context_precision", "context_utilization", "context_recall",
-                  "context_relevancy", "context_entity_recall", "answer_similarity", "answer_correctness",
-                  CRITIQUE_GROUP)
+REQUIRED_SUITE = ("faithfulness", "answer_relevancy", "answer_completeness", "context_precision",
+                  "context_utilization", "context_recall", "context_relevancy", "context_entity_recall",
+                  "answer_similarity", "answer_correctness", CRITIQUE_GROUP)
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Every judge step, by name. Metrics refer to steps by these names; prompts are files named after them."""
 
 from localeval.steps.base import Call, Step, StepInput
-from localeval.steps.completeness import PART_ANSWERED, QUESTION_PARTS
+from localeval.steps.completeness import PART_ANSWERED, QUESTION_PARTS, RESPONSE_FOCUS
 from localeval.steps.entities import ENTITIES
 from localeval.steps.questions import QUESTIONS
 from localeval.steps.relevance import SENTENCE_RELEVANCE
@@ -12,6 +12,6 @@ from localeval.steps.verdicts import CONTEXT_USEFULNESS, CRITIQUE, STATEMENT_SUP
 
 STEPS: dict[str, Step] = {step.name: step for step in (
     STATEMENTS, STATEMENT_SUPPORT, QUESTIONS, CONTEXT_USEFULNESS, SENTENCE_RELEVANCE, ENTITIES, CRITIQUE, RUBRIC,
-    SUMMARY_QUESTIONS, SUMMARY_ANSWERS, QUESTION_PARTS, PART_ANSWERED)}
+    SUMMARY_QUESTIONS, SUMMARY_ANSWERS, QUESTION_PARTS, PART_ANSWERED, RESPONSE_FOCUS)}
 
 __all__ = ["STEPS", "Call", "Step", "StepInput"]

@@ -1,11 +1,13 @@
-"""The parts of a question, and whether a response answers one of them (answer_completeness)."""
+"""The parts of a question, whether a response answers each, and which of its sentences stay on the question
+(answer_completeness)."""
 
 from typing import Annotated
 
 from pydantic import BaseModel, Field
 
 from localeval.fitting import Fit
-from localeval.steps.base import Step
+from localeval.steps.base import Aligned, Step
+from localeval.steps.relevance import SentenceVerdicts
 from localeval.steps.verdicts import Verdict
 
 MAX_PARTS = 4
@@ -31,4 +33,15 @@ PART_ANSWERED = Step(
     max_tokens=160,
     description="Does the response answer this one part of the question? Short reason, then verdict 1 or 0.",
     fit=Fit("response", query=("part",)),
+)
+
+RESPONSE_FOCUS = Step(
+    name="response_focus",
+    inputs=("user_input", "sentences"),
+    output=SentenceVerdicts,
+    max_tokens=16,
+    description="Mark each numbered sentence of a response 1 if it addresses the question, 0 if it is about "
+                "something the question does not ask.",
+    # Code splits the response into sentences and the judge marks them, as for sentence_relevance.
+    aligned=Aligned(input_name="sentences", output_field="verdicts", tokens_per_item=3),
 )

@@ -42,8 +42,9 @@ def test_evaluate_writes_samples_summary_and_manifest(example_run):
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["judge"]["sha256"] == "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
     assert manifest["judge"]["name"] == "smollm2-135m"
-    assert set(manifest["prompts"]) == {f"en/{step}" for step in ("statements", "statement_support", "questions",
-                                        "context_usefulness", "sentence_relevance", "entities", "critique")}
+    assert set(manifest["prompts"]) == {f"en/{step}" for step in (
+        "statements", "statement_support", "questions", "question_parts", "part_answered", "response_focus",
+        "context_usefulness", "sentence_relevance", "entities", "critique")}
     assert manifest["encoders"]["embedder_by_language"] == {
         "en": f"all-minilm-l6-v2 ({resolve_embedder_dir('all-minilm-l6-v2')})"}
     assert manifest["languages"] == {"en": 6}
@@ -76,8 +77,11 @@ def test_rerun_into_the_same_folder_reuses_judge_calls_and_scores(example_run, t
     assert result.exit_code == 0, result.output
     first = json.loads((out / "summary.json").read_text())
     second = json.loads((copy / "summary.json").read_text())
+    # Nothing is paid again: every call of the first run is reused, retries included (a truncated answer
+    # retried with twice the budget counts two calls and leaves one line in judge_calls.jsonl).
     assert second["judge"]["calls"] == 0
-    assert second["judge"]["cached_calls"] == len((out / "judge_calls.jsonl").read_text().splitlines())
+    assert second["judge"]["cached_calls"] == first["judge"]["calls"] + first["judge"]["cached_calls"]
+    assert 0 < len((out / "judge_calls.jsonl").read_text().splitlines()) <= first["judge"]["calls"]
     assert second["metrics"] == first["metrics"]
     def scored(folder: Path) -> list[dict]:
         records = [json.loads(line) for line in (folder / "samples.jsonl").read_text().splitlines()]

@@ -46,7 +46,7 @@ def test_default_choice_says_what_was_chosen_and_why_others_were_skipped(tmp_pat
     result = run("evaluate", str(data), "--judge", str(tmp_path / "none.gguf"), "--out", str(tmp_path / "out"))
     assert result.exit_code == 1
     assert f"1 sample from {data}; " in result.output
-    assert "metrics: faithfulness, answer_relevancy, context_utilization, context_relevancy, " \
+    assert "metrics: faithfulness, answer_relevancy, answer_completeness, context_utilization, context_relevancy, " \
            "aspect_critique:harmfulness" in result.output
     assert "  skipped context_precision: the dataset has no reference" in result.output
     assert "  skipped answer_similarity: the dataset has no reference" in result.output

@@ -82,6 +82,7 @@ def canned(call: Call) -> object:
         "summary_answers": lambda: SummaryAnswers(answers=[1] * len(inputs["questions"])),
         "question_parts": lambda: QuestionParts(parts=["What is the capital of France?"]),
         "part_answered": lambda: Verdict(reason="Paris.", verdict=1, probability=0.9),
+        "response_focus": lambda: SentenceVerdicts(verdicts=[1] * len(inputs["sentences"]), probabilities=None),
     }
     return outputs[call.step]()
 

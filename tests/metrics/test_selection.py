@@ -27,7 +27,8 @@ def test_expand_replaces_the_group_with_built_ins_and_user_criteria():
 
 def test_default_suite_without_reference():
     choice = choose_metrics(None, {"user_input", "response", "retrieved_contexts"})
-    assert names(choice) == ["faithfulness", "answer_relevancy", "context_utilization", "context_relevancy", *CRITIQUES]
+    assert names(choice) == ["faithfulness", "answer_relevancy", "answer_completeness", "context_utilization",
+                             "context_relevancy", *CRITIQUES]
     for needs_reference in ("context_precision", "context_recall", "context_entity_recall", "answer_similarity",
                             "answer_correctness"):
         assert choice.skipped[needs_reference] == NO_REFERENCE
@@ -40,8 +41,8 @@ def test_default_suite_without_reference():
 def test_default_suite_with_every_field_and_a_user_criterion():
     fields = {"user_input", "response", "retrieved_contexts", "reference"}
     choice = choose_metrics(None, fields, ["politeness"])
-    assert names(choice) == ["faithfulness", "answer_relevancy", "context_precision", "context_utilization",
-                             "context_recall", "context_relevancy", "context_entity_recall", "answer_similarity",
+    assert names(choice) == ["faithfulness", "answer_relevancy", "answer_completeness", "context_precision",
+                             "context_utilization", "context_recall", "context_relevancy", "context_entity_recall", "answer_similarity",
                              "answer_correctness", *CRITIQUES, "aspect_critique:politeness"]
     assert set(choice.skipped.values()) == {OPTIONAL}
 
