@@ -4,6 +4,7 @@
     .venv/bin/python benchmarks/metaeval.py uhgeval [--limit N] [--out DIR] [--floor-only]
     .venv/bin/python benchmarks/metaeval.py wikieval [--out DIR] [--floor-only] [--aspects faithfulness,...]
     .venv/bin/python benchmarks/metaeval.py wikiqa [--limit N] [--out DIR] [--floor-only] [--metrics answer_relevancy,...]
+    .venv/bin/python benchmarks/metaeval.py wikiqa --sentences [--limit N] [--out DIR]
 
 --out keeps each run's results folder (and its judge-call cache) under DIR, so a stopped measurement
 resumes where it stopped and a finished one recomputes its figures without calling the judge again.
@@ -27,7 +28,9 @@ cross-validation on these rows (folds by question, so no question is scored by w
   (grounded vs ungrounded answer), answer_relevancy and answer_completeness (good vs poor answer), context_relevancy and
   context_utilization (focused vs padded contexts).
 - wikiqa: answer_relevancy and answer_completeness on the sentence that answers the question (a) and another
-  sentence of the same article (b); the share of pairs with a > b (a tie counts half).
+  sentence of the same article (b); the share of pairs with a > b (a tie counts half). With --sentences,
+  each sentence as a one-sentence context for sentence_relevance (context_relevancy's step): the AUROC of
+  the judge's mark, its P, the code signals, and their cross-validated combination.
 """
 
 from __future__ import annotations
@@ -40,15 +43,22 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
+
 from localeval.calibrate import calibrate, labelled_row
 from localeval.dataset import read_dataset
+from localeval.encoders import load_embedder
 from localeval.evaluation import EvaluationOptions, run_evaluation
 from localeval.grounding import coverage, lowest_coverage, units
 from localeval.metrics import METRICS
 from localeval.metrics.options import MetricOptions
 from localeval.progress import RunProgress
 from localeval.metrics.scoring import auroc
-from localeval.models import load_registry
+from localeval.judge import GGUFJudge, JudgeConfig
+from localeval.models import load_registry, resolve_judge
+from localeval.prompts import PromptLibrary
+from localeval.step_executor import CallCache, StepExecutor
+from localeval.steps import Call
 from localeval.text import normalize, split_sentences
 
 METAEVAL = Path(__file__).resolve().parents[2] / "shared" / "metaeval"
@@ -276,6 +286,61 @@ def wikiqa(limit: int | None, judge: str | None, out: Path | None, floor_only: b
                      each=False)
 
 
+def wikiqa_sentences(limit: int | None, judge: str | None, out: Path | None) -> None:
+    """Sentence relevance: each side's sentence as a one-sentence context, judged by sentence_relevance.
+
+    Prints the AUROC (answering sentence vs not) of the judge's 0/1 mark, its own P, the floor (question
+    words in the sentence), the embedder cosine with the question, and logistic combinations of P with
+    the code signals, cross-validated by pair: whether code signals add to the judge for context_relevancy.
+    """
+    rows = _read("ragas_wikiqa_dev.jsonl")[:limit or None]
+    resolved = resolve_judge(judge)
+    config = JudgeConfig()
+    cache = CallCache(out / "wikiqa-sentences" / "judge_calls.jsonl") if out else CallCache()
+    if out:
+        cache.path.parent.mkdir(parents=True, exist_ok=True)
+    executor = StepExecutor(GGUFJudge(resolved.path, config), resolved.path.name, PromptLibrary(), config, cache)
+    embedder = load_embedder(None, "en")
+    signals, relevant, pair = [], [], []
+    for i, row in enumerate(rows):
+        for side in "ab":
+            sentence, question = row[f"response_{side}"], row["user_input"]
+            marked = executor.run(Call.of("sentence_relevance", user_input=question, sentences=[sentence]), "en")
+            vectors = embedder.embed([question, sentence])
+            signals.append({"mark": float(marked.output.verdicts[0]), "p": marked.output.p[0],
+                            "overlap": coverage(question, [sentence]), "cosine": float(vectors[0] @ vectors[1])})
+            relevant.append(side == "a")
+            pair.append(i)
+    print(f"WikiQA sentence relevance, {len(rows)} pairs ({len(signals)} sentences), AUROC:")
+    for name in ("mark", "p", "overlap", "cosine"):
+        print(f"  {name:<32} {auroc([s[name] for s in signals], relevant):.3f}")
+    for names in (("judge_logit", "overlap"), ("judge_logit", "cosine"), ("judge_logit", "overlap", "cosine")):
+        features = [[_logit(s["p"]) if n == "judge_logit" else s[n] for n in names] for s in signals]
+        scores = _cross_validated_logistic(features, relevant, pair)
+        print(f"  {' + '.join(names):<32} {auroc(scores, relevant):.3f} (logistic, {FOLDS}-fold by pair)")
+
+
+def _logit(p: float) -> float:
+    p = min(max(p, 1e-4), 1 - 1e-4)
+    return math.log(p / (1 - p))
+
+
+def _cross_validated_logistic(features: list[list[float]], labels: list[bool], units: list[int]) -> list[float]:
+    """Each row's logit from an L2 logistic fit on the other folds (gradient ascent; a bias is added)."""
+    x = np.array([[*f, 1.0] for f in features])
+    y = np.array(labels, dtype=float)
+    fold = np.array(units) % FOLDS
+    scores = np.zeros(len(y))
+    for k in range(FOLDS):
+        train = fold != k
+        w = np.zeros(x.shape[1])
+        for _ in range(3000):
+            p = 1.0 / (1.0 + np.exp(-x[train] @ w))
+            w += 0.1 * (x[train].T @ (y[train] - p) - np.r_[w[:-1], 0.0]) / train.sum()
+        scores[~train] = x[~train] @ w
+    return scores.tolist()
+
+
 def _print_pairs(aspect: str, name: str, rows: list[dict], results: list[dict], each: bool = True) -> None:
     """Wins (a > b), ties and losses over the pairs, and the share won with a tie counted half.
 
@@ -322,6 +387,8 @@ def main() -> None:
     parser.add_argument("--save-calibration", type=Path, help="write the combination fitted on all judged rows here")
     parser.add_argument("--aspects", default=",".join(WIKIEVAL_METRICS),
                         help=f"wikieval: which aspects (default: {','.join(WIKIEVAL_METRICS)})")
+    parser.add_argument("--sentences", action="store_true",
+                        help="wikiqa: sentence relevance signals (judge mark, its P, overlap, cosine) and their combination")
     parser.add_argument("--metrics", default=",".join(WIKIQA_METRICS),
                         help=f"wikiqa: which metrics (default: {','.join(WIKIQA_METRICS)})")
     args = parser.parse_args()
@@ -330,6 +397,8 @@ def main() -> None:
               args.first)
     elif args.dataset == "uhgeval":
         uhgeval(args.limit, args.judge, args.out, args.floor_only, args.evidence_sentences, args.save_calibration)
+    elif args.dataset == "wikiqa" and args.sentences:
+        wikiqa_sentences(args.limit, args.judge, args.out)
     elif args.dataset == "wikiqa":
         wikiqa(args.limit, args.judge, args.out, args.floor_only, args.metrics.split(","))
     else:
