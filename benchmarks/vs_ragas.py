@@ -59,16 +59,9 @@ class KVAwareJudge:
         self.distinct_prompt_tokens = 0
 
     def generate(self, messages, schema, max_tokens, seed, temperature):
-        llm = self.inner._llm
-        tokens = self.inner.prompt_tokens(messages)
-        cached = llm.input_ids[:llm.n_tokens]
-        shared = 0
-        for mine, theirs in zip(tokens, cached):
-            if mine != theirs:
-                break
-            shared += 1
-        self.distinct_prompt_tokens += len(tokens) - min(shared, len(tokens) - 1)  # the last token is always run
-        return self.inner.generate(messages, schema, max_tokens, seed, temperature)
+        generation = self.inner.generate(messages, schema, max_tokens, seed, temperature)
+        self.distinct_prompt_tokens += generation.prompt_tokens - generation.reused_prompt_tokens
+        return generation
 
 
 class StepCosts:
@@ -146,6 +139,7 @@ def localeval_worker(judge_name: str | None, threads: int) -> None:
             "calls": sum(u.calls for u in usage), "prompt_tokens": sum(u.prompt_tokens for u in usage),
             "completion_tokens": sum(u.completion_tokens for u in usage),
             "distinct_prompt_tokens": judge.distinct_prompt_tokens - distinct_before,
+            "drafted_tokens": judge.inner._llm.drafted_tokens, "kept_draft_tokens": judge.inner._llm.kept_draft_tokens,
             "steps": executor.by_step}), flush=True)
 
 
@@ -208,6 +202,7 @@ class Tally:
     scores: list[dict[str, float | None]] = field(default_factory=list)
     reasons: list[dict[str, str]] = field(default_factory=list)
     steps: dict[str, list[float]] = field(default_factory=dict)  # the worker's running totals per judge step
+    drafts: tuple[int, int] = (0, 0)  # the worker's running totals: tokens drafted, and kept by the judge
 
     def add(self, reply: dict[str, Any]) -> None:
         self.seconds += reply["seconds"]
@@ -218,6 +213,7 @@ class Tally:
         self.scores += reply["scores"]
         self.reasons += reply.get("reasons", [{} for _ in reply["scores"]])
         self.steps = reply.get("steps", {})
+        self.drafts = (reply.get("drafted_tokens", 0), reply.get("kept_draft_tokens", 0))
 
     def nans(self, metric: str) -> int:
         return sum(1 for row in self.scores if row.get(metric) is None)
@@ -358,6 +354,11 @@ def report(rows: list[dict], tallies: dict[str, Tally], speeds: list[tuple[float
     print(f"\nRagas' RSS: worker {rss_parts[0]:.0f} + judge server {rss_parts[1]:.0f} + embedder host "
           f"{rss_parts[2]:.0f} MiB. localeval bound: {local.distinct_prompt_tokens / prompt_speed:.0f} s prompt + "
           f"{local.completion_tokens / generation_speed:.0f} s generation, of {local.seconds:.0f} s.")
+    drafted, kept = local.drafts
+    if drafted:
+        print(f"localeval's prompt-lookup drafts: {kept} of {drafted} drafted tokens kept ({kept / drafted:.0%}); "
+              "each kept token is one forward pass saved, so the bound's generation term counts more passes "
+              "than were made.")
     print("\n| localeval step | calls / sample | new prompt tokens / call | generated tokens / call | s / call "
           "| bound s / call (prompt + generation) |")
     print("|---|---:|---:|---:|---:|---:|")

@@ -15,11 +15,16 @@ from __future__ import annotations
 import ctypes
 import functools
 import math
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import llama_cpp
 import numpy as np
 from llama_cpp import Llama, LlamaGrammar
+
+from localeval.prompt_lookup import PromptLookup
 
 
 # llama-cpp-python's create_completion defaults, which its own sampler chain applies before the temperature.
@@ -145,12 +150,58 @@ class GrammarCheckedSampler:
 
 
 class GrammarCheckedLlama(Llama):
-    """A Llama whose grammar-constrained generations use GrammarCheckedSampler; `last_sampler` is the latest one."""
+    """A Llama whose grammar-constrained generations use GrammarCheckedSampler; `last_sampler` is the latest one.
+
+    With `prompt_lookup`, each generation checks drafted tokens in batches (see prompt_lookup.py).
+    """
 
     last_sampler: GrammarCheckedSampler | None = None
 
+    def __init__(self, *args: Any, prompt_lookup: PromptLookup | None = None, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        # Set after loading, not passed as Llama's draft_model: that would make it keep every position's logits for
+        # every prompt (5 GB at a context of 8192), where only a draft's positions need them.
+        self._prompt_lookup = prompt_lookup
+        self.draft_model = self._draft if prompt_lookup else None
+        self._checking_draft = False
+        # llama.cpp counts a drafted batch as prompt work; these let JudgeTimings count it as generation.
+        self.draft_tokens_checked = 0
+        self.draft_seconds = 0.0
+        # Drafted tokens, and those the judge kept, over the drafts whose fate is known (not a generation's last).
+        self.drafted_tokens = self.kept_draft_tokens = 0
+        self._open_draft: tuple[int, int] | None = None  # (tokens read when drafted, draft length)
+
+    def _draft(self, input_ids: np.ndarray) -> np.ndarray:
+        """Called by Llama.generate after each accepted run of tokens; the next eval() checks what it returns."""
+        assert self._prompt_lookup is not None
+        if self._open_draft is not None:  # the tokens read since drafting are the kept ones plus one sampled
+            read, length = self._open_draft
+            self.drafted_tokens += length
+            self.kept_draft_tokens += min(max(input_ids.size - read - 1, 0), length)
+        proposed = self._prompt_lookup(input_ids)
+        self._checking_draft = proposed.size > 0
+        self._open_draft = (input_ids.size, proposed.size) if proposed.size else None
+        return proposed
+
+    def eval(self, tokens: Sequence[int]) -> None:
+        """A drafted batch gets logits at every position, so the sampler can check each drafted token."""
+        if not self._checking_draft:
+            return super().eval(tokens)
+        self._checking_draft = False
+        started = time.perf_counter()
+        self._ctx.kv_cache_seq_rm(-1, self.n_tokens, -1)
+        self._batch.set_batch(batch=list(tokens), n_past=self.n_tokens, logits_all=True)
+        self._ctx.decode(self._batch)
+        self.draft_seconds += time.perf_counter() - started
+        self.draft_tokens_checked += len(tokens)
+        self.input_ids[self.n_tokens:self.n_tokens + len(tokens)] = tokens
+        self.n_tokens += len(tokens)
+        self._requires_eval = False
+
     def _init_sampler(self, *, temp: float = 0.8, grammar: LlamaGrammar | None = None, top_k: int = TOP_K,
                       top_p: float = TOP_P, min_p: float = MIN_P, **kwargs):
+        self._checking_draft = False  # a new generation: no draft is pending
+        self._open_draft = None
         if grammar is None:
             return super()._init_sampler(temp=temp, grammar=None, top_k=top_k, top_p=top_p, min_p=min_p, **kwargs)
         self.last_sampler = GrammarCheckedSampler(self._model.vocab, grammar, self._n_vocab, temp, self._seed,

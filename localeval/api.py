@@ -47,9 +47,9 @@ class Judge:
 
     def __init__(self, model: str | Path | None = None, *, n_ctx: int = 8192, threads: int | None = None,
                  gpu_layers: int = 0, seed: int = 0, temperature: float = 0.0, chat_template: str | Path | None = None,
-                 timeout: float | None = None) -> None:
+                 timeout: float | None = None, draft_tokens: int = 3) -> None:
         config = JudgeConfig(n_ctx=n_ctx, n_threads=threads, n_gpu_layers=gpu_layers, seed=seed,
-                             temperature=temperature, timeout=timeout,
+                             temperature=temperature, timeout=timeout, draft_tokens=draft_tokens,
                              chat_template=Path(chat_template) if chat_template else None)
         self.loaded: LoadedJudge = load_judge(resolve_judge(None if model is None else str(model)), config)
         # llama-cpp-python frees the model in __del__, which fails noisily once the interpreter is being torn down.
@@ -91,7 +91,7 @@ def evaluate(data: Data, metrics: Sequence[str] | str | None = None, judge: Judg
     with the dataset fields (user_input, response, retrieved_contexts, reference, ...; `field_map` renames others).
     `metrics`: names, or a comma-separated string; None is the default suite the data has fields for.
     `judge`: a `Judge` to reuse, or a path or registry name loaded for this call only; `judge_options`
-    (n_ctx, threads, gpu_layers, seed, temperature, chat_template, timeout) apply to the latter.
+    (n_ctx, threads, gpu_layers, seed, temperature, chat_template, timeout, draft_tokens) apply to the latter.
     `keep_samples=False` keeps per-sample results in `out` only, for datasets too large for memory.
     `executor=RayExecutor("local" | "auto" | address)` scores on a Ray cluster, each actor loading the judge
     and embedders named here (a loaded `Judge` or `Embedders` cannot travel).
@@ -190,7 +190,8 @@ def _pairs(named: Mapping[str, str] | None) -> list[str]:
 
 def _judge_config(options: dict[str, Any]) -> JudgeConfig:
     known = {"n_ctx": "n_ctx", "threads": "n_threads", "gpu_layers": "n_gpu_layers", "seed": "seed",
-             "temperature": "temperature", "chat_template": "chat_template", "timeout": "timeout"}
+             "temperature": "temperature", "chat_template": "chat_template", "timeout": "timeout",
+             "draft_tokens": "draft_tokens"}
     if unknown := sorted(set(options) - set(known)):
         raise ConfigError(f"Unknown option(s) for evaluate: {', '.join(unknown)}; judge options: "
                           f"{', '.join(known)}.")

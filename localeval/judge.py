@@ -14,8 +14,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
-from localeval.chat_template import ChatTemplate, Message, tokenize_segments
+from localeval.chat_template import ChatTemplate, Message, Segment, tokenize_segments
 from localeval.errors import ConfigError, ModelFileError
+from localeval.estimate import shared_prefix
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,10 @@ class JudgeConfig:
     weight_repacking: bool = True
     # Seconds a call may run before generation stops and it fails as judge_timeout; None: no limit.
     timeout: float | None = None
+    # At most this many tokens guessed from the prompt and checked in one pass (prompt_lookup.py); 0: none.
+    draft_tokens: int = 3
+    # RAM for the KV states of the steps' instructions and examples (prefix_states.py); 0: none kept.
+    prefix_state_mib: int = 256
 
     def threads(self) -> int:
         return self.n_threads or len(os.sched_getaffinity(0))
@@ -49,6 +54,8 @@ class Generation:
     choice_probabilities: tuple[float, ...] = ()
     # Likewise its P(yes) against P(no) wherever it wrote one of those words: an answer written last is the last one.
     yes_probabilities: tuple[float, ...] = ()
+    # Prompt tokens already in the KV cache when the call began (from the previous call or a kept prefix state).
+    reused_prompt_tokens: int = 0
 
 
 @dataclass(frozen=True)
@@ -88,6 +95,8 @@ class GGUFJudge:
 
     def __post_init__(self) -> None:
         from localeval._grammar_sampling import GrammarCheckedLlama
+        from localeval.prefix_states import PrefixStates
+        from localeval.prompt_lookup import PromptLookup
 
         check_gpu_offload(self.config.n_gpu_layers)
 
@@ -96,11 +105,14 @@ class GGUFJudge:
                 self._llm = GrammarCheckedLlama(
                     model_path=str(self.path), n_ctx=self.config.n_ctx, n_threads=self.config.threads(),
                     n_threads_batch=self.config.threads(), n_gpu_layers=self.config.n_gpu_layers,
-                    seed=self.config.seed, verbose=False)
+                    seed=self.config.seed, verbose=False,
+                    prompt_lookup=PromptLookup(max_draft=self.config.draft_tokens) if self.config.draft_tokens else None)
         except (ValueError, RuntimeError) as error:
             raise ModelFileError(f"llama.cpp could not load {self.path}: {error}") from None
         self.n_ctx = self._llm.n_ctx()
+        self._prefixes = PrefixStates(self._llm, self.config.prefix_state_mib * 2**20)
         self._call_seconds = 0.0
+        self._generated_tokens = 0
         self.tokenizer = JudgeTokenizer(self._llm, self.config.chat_template, self.path)
 
     @property
@@ -120,20 +132,24 @@ class GGUFJudge:
         self._llm.close()
 
     def timings(self) -> JudgeTimings:
-        """Since the load: llama.cpp's own prompt counters, tokens generated, and the seconds all calls took."""
+        """Since the load: llama.cpp's own prompt counters (less drafted batches, which are generation), tokens
+        generated, and the seconds all calls took."""
         import llama_cpp
 
         perf = llama_cpp.llama_perf_context(self._llm._ctx.ctx)
-        return JudgeTimings(perf.n_p_eval, perf.t_p_eval_ms / 1000, perf.n_eval, self._call_seconds)
+        llm = self._llm
+        return JudgeTimings(perf.n_p_eval - llm.draft_tokens_checked, perf.t_p_eval_ms / 1000 - llm.draft_seconds,
+                            self._generated_tokens, self._call_seconds)
 
     def generate(self, messages: list[Message], schema: dict[str, Any], max_tokens: int,
                  seed: int, temperature: float) -> Generation:
         from llama_cpp import StoppingCriteriaList
 
-        tokens = self.prompt_tokens(messages)
+        tokens, prefix_length = self.tokenizer.prompt_and_prefix(messages)
         if len(tokens) + max_tokens > self.n_ctx:
             raise ContextOverflow(len(tokens), max_tokens, self.n_ctx)
         started = time.perf_counter()
+        reused = self._prefixes.prepare(tokens, prefix_length)
         self._llm.last_sampler = None
         deadline = None if self.config.timeout is None else _Deadline(started + self.config.timeout)
         reply = self._llm.create_completion(prompt=tokens, max_tokens=max_tokens, temperature=temperature,
@@ -141,6 +157,7 @@ class GGUFJudge:
                                             stopping_criteria=StoppingCriteriaList([deadline]) if deadline else None)
         seconds = time.perf_counter() - started
         self._call_seconds += seconds
+        self._generated_tokens += reply["usage"]["completion_tokens"]
         choice = reply["choices"][0]
         usage = reply["usage"]
         if deadline is not None and deadline.passed:
@@ -149,6 +166,7 @@ class GGUFJudge:
         sampler = self._llm.last_sampler
         return Generation(text=choice["text"], prompt_tokens=usage["prompt_tokens"],
                           completion_tokens=usage["completion_tokens"], seconds=seconds,
+                          reused_prompt_tokens=min(reused, len(tokens) - 1),  # the last one is always evaluated
                           truncated=choice["finish_reason"] == "length",
                           choice_probabilities=tuple(sampler.choice_probabilities.get("digit", ())) if sampler else (),
                           yes_probabilities=tuple(sampler.choice_probabilities.get("word", ())) if sampler else ())
@@ -167,9 +185,22 @@ class JudgeTokenizer:
 
     def prompt_tokens(self, messages: list[Message]) -> list[int]:
         """The template writes BOS and the turn markers itself; text in the messages never becomes one."""
-        return tokenize_segments(self.template.segments(messages),
-                                 lambda text, special: self._llm.tokenize(text.encode("utf-8"), add_bos=False,
-                                                                          special=special), self._control_texts)
+        return tokenize_segments(self.template.segments(messages), self._tokenize, self._control_texts)
+
+    def prompt_and_prefix(self, messages: list[Message]) -> tuple[list[int], int]:
+        """The prompt's tokens, and how many of them come before the last message's content: for a judge step,
+        its instructions and examples, which every call of the step repeats."""
+        segments = self.template.segments(messages)
+        tokens = tokenize_segments(segments, self._tokenize, self._control_texts)
+        prefix = self._prefix_tokens(tuple(segments[:-2]))
+        return tokens, shared_prefix(tokens, prefix)
+
+    @lru_cache(maxsize=64)
+    def _prefix_tokens(self, segments: tuple[Segment, ...]) -> list[int]:
+        return tokenize_segments(list(segments), self._tokenize, self._control_texts)
+
+    def _tokenize(self, text: str, special: bool) -> list[int]:
+        return self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=special)
 
     def count(self, text: str) -> int:
         """Tokens of plain text, such as an answer the judge would write."""

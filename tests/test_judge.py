@@ -137,3 +137,50 @@ def test_a_call_past_the_timeout_stops_and_its_score_is_judge_timeout(smollm_pat
     expected = smollm_judge.generate(MESSAGES, SCHEMA, max_tokens=200, seed=0, temperature=0.0)
     assert judge.generate(MESSAGES, SCHEMA, max_tokens=200, seed=0, temperature=0.0).text == expected.text
 
+
+
+INSTRUCTIONS = ("You check a statement against a context, like a careful fact-checker. Verdict 1: the context states "
+                "the statement or it follows directly from it. Verdict 0: the context does not mention it, says "
+                "something different, or contradicts it. Use only the context, never your own knowledge. Details "
+                "matter: a different number, date, name or place means verdict 0. First write a short reason.")
+
+
+def _checking(question: str) -> list[dict[str, str]]:
+    return [{"role": "system", "content": INSTRUCTIONS}, {"role": "user", "content": question}]
+
+
+def test_a_steps_instructions_are_evaluated_once_and_then_restored(smollm_path: Path):
+    judge = GGUFJudge(smollm_path, JudgeConfig(n_ctx=2048))
+    other = [{"role": "system", "content": "You write questions. " * 20}, {"role": "user", "content": "Paris."}]
+    prefix = len(judge.prompt_tokens([{"role": "system", "content": INSTRUCTIONS}]))
+    first = judge.generate(_checking("Context: Paris is in France. Statement: Paris is in France."), SCHEMA, 60, 0, 0.0)
+    judge.generate(other, SCHEMA, 20, 0, 0.0)  # another step's prompt replaces the instructions in the KV cache
+
+    before = judge.timings()
+    second = judge.generate(_checking("Context: Rome is in Italy. Statement: Rome is in Spain."), SCHEMA, 60, 0, 0.0)
+    evaluated = judge.timings().prompt_tokens - before.prompt_tokens
+    assert second.reused_prompt_tokens > 64 and abs(second.reused_prompt_tokens - prefix) <= 3
+    assert evaluated == second.prompt_tokens - second.reused_prompt_tokens
+
+    judge.generate(other, SCHEMA, 20, 0, 0.0)
+    again = judge.generate(_checking("Context: Paris is in France. Statement: Paris is in France."), SCHEMA, 60, 0, 0.0)
+    assert (again.text, again.choice_probabilities) == (first.text, first.choice_probabilities)
+
+
+def test_no_prefix_state_is_kept_when_its_budget_is_zero(smollm_path: Path):
+    judge = GGUFJudge(smollm_path, JudgeConfig(n_ctx=2048, prefix_state_mib=0))
+    judge.generate(_checking("Context: Paris is in France. Statement: Paris is in France."), SCHEMA, 30, 0, 0.0)
+    judge.generate([{"role": "user", "content": "Something else entirely."}], SCHEMA, 10, 0, 0.0)
+    later = judge.generate(_checking("Context: Rome is in Italy. Statement: Rome is in Spain."), SCHEMA, 30, 0, 0.0)
+    assert later.reused_prompt_tokens < 8  # only what the two prompts' first tokens share
+
+
+def test_drafted_tokens_give_the_answer_written_one_token_at_a_time(smollm_path: Path, smollm_judge):
+    one_at_a_time = GGUFJudge(smollm_path, JudgeConfig(n_ctx=4096, draft_tokens=0))
+    messages = [{"role": "system", "content": "Copy the sentence as the statement, word for word."},
+                {"role": "user", "content": "Sentence: The Eiffel Tower in Paris was completed in 1889 for the "
+                                            "World's Fair."}]
+    checked_before = smollm_judge._llm.draft_tokens_checked
+    drafted = smollm_judge.generate(messages, SCHEMA, 80, 0, 0.0)
+    assert smollm_judge._llm.draft_tokens_checked > checked_before  # drafts were proposed and checked
+    assert drafted.text == one_at_a_time.generate(messages, SCHEMA, 80, 0, 0.0).text

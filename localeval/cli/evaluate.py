@@ -11,7 +11,8 @@ import click
 
 from localeval.api import plan, run
 from localeval.calibration import Calibration
-from localeval.cli.judge_options import gpu_layers_option, judge_timeout_option, n_ctx_option, threads_option
+from localeval.cli.judge_options import (draft_tokens_option, gpu_layers_option, judge_timeout_option, n_ctx_option,
+                                         threads_option)
 from localeval.criteria import Definitions, parse_named, read_definitions
 from localeval.dataset import RowError, parse_field_map
 from localeval.dry_run import dry_run as estimate_run
@@ -70,6 +71,7 @@ _SHOWN_PROBLEMS = 10
 @threads_option
 @gpu_layers_option
 @judge_timeout_option
+@draft_tokens_option
 @click.option("--seed", default=0, show_default=True, help="Judge sampling seed.")
 @click.option("--temperature", type=click.FloatRange(min=0.0), default=0.0, show_default=True,
               help="Judge temperature (0: greedy).")
@@ -94,13 +96,14 @@ def evaluate(data: Path, metric_list: str | None, judge: str | None, out: Path, 
              field_map: tuple[str, ...], lang: str, embedder: str | None, cross_encoder: Path | None,
              strictness: int, criterion_pairs: tuple[str, ...], rubric_pairs: tuple[str, ...],
              criteria_file: Path | None, calibration: Path | None, evidence_sentences: int, n_ctx: int,
-             threads: int | None, gpu_layers: int, judge_timeout: float | None, seed: int, temperature: float,
-             chat_template: Path | None, batch_size: int, bound_pairs: tuple[str, ...], nan_policy: NanPolicy,
+             threads: int | None, gpu_layers: int, judge_timeout: float | None, draft_tokens: int, seed: int,
+             temperature: float, chat_template: Path | None, batch_size: int, bound_pairs: tuple[str, ...], nan_policy: NanPolicy,
              summary_md: Path | None, ray_address: str | None, ray_actors: int | None, dry_run: bool) -> None:
     """Score DATA (JSONL, JSON, CSV, Parquet or a saved `datasets` folder) and write per-sample results, a summary
     and a manifest."""
     config = JudgeConfig(n_ctx=n_ctx, n_threads=threads, n_gpu_layers=gpu_layers, seed=seed,
-                         temperature=temperature, chat_template=chat_template, timeout=judge_timeout)
+                         temperature=temperature, chat_template=chat_template, timeout=judge_timeout,
+                         draft_tokens=draft_tokens)
     bounds = parse_bounds(bound_pairs)
     if ray_actors is not None and ray_address is None:
         raise click.UsageError("--ray-actors needs --ray.")

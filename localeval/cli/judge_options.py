@@ -17,3 +17,6 @@ judge_timeout_option = click.option("--judge-timeout", type=click.FloatRange(min
                                     metavar="SECONDS",
                                     help="Stop a judge call still generating after SECONDS; its score is NaN "
                                          "judge_timeout (default: no limit).")
+draft_tokens_option = click.option("--draft-tokens", type=click.IntRange(min=0), default=3, show_default=True,
+                                   help="Judge tokens guessed from the prompt and checked in one pass "
+                                        "(prompt-lookup decoding; 0: off).")
