@@ -4,7 +4,7 @@ The real metric programs run through the real runner and step executor, batch by
 against a stand-in judge that has only the judge's vocabulary and chat template: every prompt is
 rendered and tokenized as the judge would read it (cut down where it would not fit the window), and
 answered with a stand-in answer (stand_in.py). Tokens to process follow llama.cpp's KV-cache reuse
-between consecutive calls (estimate.tokens_to_process). A call that a metric asks for only after
+between consecutive calls (estimate.tokens_to_process) and the judge's kept prefix states. A call that a metric asks for only after
 the judge has answered it something (statement_support, one per statement) is counted as estimated.
 """
 
@@ -21,11 +21,12 @@ import numpy as np
 
 from localeval.dataset import Dataset
 from localeval.encoders import Encoders
-from localeval.estimate import Cost, tokens_to_process
+from localeval.estimate import Cost, shared_prefix, tokens_to_process
 from localeval.evaluation import CALL_CACHE_FILE, EvaluationOptions, prepare, rows_for
 from localeval.judge import ContextOverflow, Generation, JudgeTokenizer, check_gpu_offload, load_tokenizer
 from localeval.metrics import Metric, MetricProgram, Score
 from localeval.models import file_sha256, resolve_judge
+from localeval.prefix_states import worth_keeping
 from localeval.progress import format_duration
 from localeval.runner import run_metrics
 from localeval.samples import Sample
@@ -104,17 +105,23 @@ class PlanningJudge:
         self.call: Call | None = None  # the call being served, set by the executor
         self.costs: list[Cost] = []  # one per generation, in order
         self._previous: list[int] = []  # what the KV cache holds after the last call
+        self._kept_prefixes: set[tuple[int, ...]] = set()  # the steps' instructions, kept once evaluated
 
     def generate(self, messages: list[dict[str, str]], schema: dict[str, Any], max_tokens: int,
                  seed: int, temperature: float) -> Generation:
-        tokens = self.tokenizer.prompt_tokens(messages)
+        tokens, prefix_length = self.tokenizer.prompt_and_prefix(messages)
         if len(tokens) + max_tokens > self.n_ctx:
             raise ContextOverflow(len(tokens), max_tokens, self.n_ctx)
         if self.call is None:
             raise RuntimeError("the planning judge was called outside a step executor's run")
         answer = json.dumps(stand_in(self.call.step, self.call.input_dict()), ensure_ascii=False)
         generated = min(self.tokenizer.count(answer), max_tokens)
-        self.costs.append(Cost(1, len(tokens), tokens_to_process(self._previous, tokens), generated))
+        cached = self._previous
+        if worth_keeping(prefix_length, shared_prefix(cached, tokens)):  # as the judge's PrefixStates do
+            prefix = tuple(tokens[:prefix_length])
+            cached = list(prefix) if prefix in self._kept_prefixes else []
+            self._kept_prefixes.add(prefix)
+        self.costs.append(Cost(1, len(tokens), tokens_to_process(cached, tokens), generated))
         self._previous = tokens
         return Generation(answer, len(tokens), generated, 0.0, truncated=False)
 

@@ -36,7 +36,7 @@ class PrefixStates:
         prompt's tokens the cache then holds that this call will not evaluate."""
         llm = self._llm
         live = shared_prefix(llm.input_ids[:llm.n_tokens], tokens)
-        if prefix_length < MIN_PREFIX or live >= prefix_length or self._budget <= 0:
+        if not worth_keeping(prefix_length, live) or self._budget <= 0:
             return live
         prefix = tuple(tokens[:prefix_length])
         state = self._states.get(prefix)
@@ -75,3 +75,7 @@ class PrefixStates:
         while sum(len(kept) for kept in self._states.values()) > self._budget:
             self._states.popitem(last=False)
 
+
+def worth_keeping(prefix_length: int, live: int) -> bool:
+    """Should a call whose prompt shares `live` tokens with the KV cache start from its prefix's kept state?"""
+    return prefix_length >= MIN_PREFIX and live < prefix_length

@@ -132,3 +132,29 @@ def test_judge_calls_finished_in_the_results_folder_are_not_counted(tmp_path, no
         in result.stdout
     assert calls_file.read_text(encoding="utf-8") == kept  # read, never written
     assert sorted(p.name for p in out.iterdir()) == ["judge_calls.jsonl"]
+
+
+def test_a_steps_instructions_count_once_however_the_steps_alternate(qwen05_path):
+    from localeval.dry_run import PlanningJudge
+    from localeval.judge import load_tokenizer
+    from localeval.prompts import PromptLibrary
+    from localeval.steps import STEPS, Call
+
+    judge = PlanningJudge(load_tokenizer(qwen05_path), n_ctx=8192)
+    prompts = PromptLibrary()
+
+    def ask(call: Call) -> tuple[int, int, int]:
+        judge.call = call
+        messages = prompts.get(call.step, "en").messages(call.input_dict())
+        tokens, prefix_length = judge.tokenizer.prompt_and_prefix(messages)
+        judge.generate(messages, STEPS[call.step].json_schema(), 200, 0, 0.0)
+        return judge.costs[-1].to_process, len(tokens), prefix_length
+
+    support = Call.of("statement_support", retrieved_contexts=["Paris is in France."], statement="Paris is in France.")
+    questions = Call.of("questions", response="Paris is the capital of France.", count="3")
+    first, total, _ = ask(support)
+    assert first == total  # the instructions are new: every token is processed
+    ask(questions)
+    again, total, prefix_length = ask(Call.of("statement_support", retrieved_contexts=["Rome is in Italy."],
+                                              statement="Rome is in Spain."))
+    assert prefix_length > 300 and again == total - prefix_length
