@@ -4,8 +4,9 @@ The real metric programs run through the real runner and step executor, batch by
 against a stand-in judge that has only the judge's vocabulary and chat template: every prompt is
 rendered and tokenized as the judge would read it (cut down where it would not fit the window), and
 answered with a stand-in answer (stand_in.py). Tokens to process follow llama.cpp's KV-cache reuse
-between consecutive calls (estimate.tokens_to_process) and the judge's kept prefix states. A call that a metric asks for only after
-the judge has answered it something (statement_support, one per statement) is counted as estimated.
+between consecutive calls (estimate.tokens_to_process) and the judge's kept prefix states. A call
+that a metric asks for only after the judge has answered it something (statement_support, one per
+statement) is counted as estimated.
 """
 
 from __future__ import annotations
