@@ -100,13 +100,14 @@ class GGUFJudge:
 
         check_gpu_offload(self.config.n_gpu_layers)
 
+        drafts = PromptLookup(max_draft=self.config.draft_tokens) if self.config.draft_tokens else None
         try:
             with _weight_repacking(self.config.weight_repacking):
                 self._llm = GrammarCheckedLlama(
                     model_path=str(self.path), n_ctx=self.config.n_ctx, n_threads=self.config.threads(),
                     n_threads_batch=self.config.threads(), n_gpu_layers=self.config.n_gpu_layers,
                     seed=self.config.seed, verbose=False,
-                    prompt_lookup=PromptLookup(max_draft=self.config.draft_tokens) if self.config.draft_tokens else None)
+                    prompt_lookup=drafts)
         except (ValueError, RuntimeError) as error:
             raise ModelFileError(f"llama.cpp could not load {self.path}: {error}") from None
         self.n_ctx = self._llm.n_ctx()

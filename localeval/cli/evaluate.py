@@ -97,7 +97,8 @@ def evaluate(data: Path, metric_list: str | None, judge: str | None, out: Path, 
              strictness: int, criterion_pairs: tuple[str, ...], rubric_pairs: tuple[str, ...],
              criteria_file: Path | None, calibration: Path | None, evidence_sentences: int, n_ctx: int,
              threads: int | None, gpu_layers: int, judge_timeout: float | None, draft_tokens: int, seed: int,
-             temperature: float, chat_template: Path | None, batch_size: int, bound_pairs: tuple[str, ...], nan_policy: NanPolicy,
+             temperature: float, chat_template: Path | None, batch_size: int, bound_pairs: tuple[str, ...],
+             nan_policy: NanPolicy,
              summary_md: Path | None, ray_address: str | None, ray_actors: int | None, dry_run: bool) -> None:
     """Score DATA (JSONL, JSON, CSV, Parquet or a saved `datasets` folder) and write per-sample results, a summary
     and a manifest."""
