@@ -34,8 +34,8 @@ def per_sentence(*groups: list[str]) -> list[Statements]:
 
 
 def brief(score: Score, key: str = "statements") -> tuple:
-    """A statement-support score as (value, reason, [(statement, verdict, reason)]): the rest is tested apart."""
-    rows = [(row["statement"], row["verdict"], row["reason"]) for row in score.evidence.get(key, [])]
+    """A statement-support score as (value, reason, [(statement, verdict)]): the rest is tested apart."""
+    rows = [(row["statement"], row["verdict"]) for row in score.evidence.get(key, [])]
     return ("NaN" if math.isnan(score.value) else score.value, score.reason, rows)
 
 

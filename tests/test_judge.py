@@ -16,7 +16,7 @@ from localeval.steps import STEPS
 
 MESSAGES = [{"role": "system", "content": "Answer in JSON."},
             {"role": "user", "content": "Is Paris the capital of France? Give a reason and a verdict."}]
-SCHEMA = STEPS["statement_support"].json_schema()
+SCHEMA = STEPS["context_usefulness"].json_schema()  # a short reason, then a 0/1 verdict
 
 
 def test_answer_follows_the_schema_and_usage_is_counted(smollm_judge):

@@ -49,7 +49,6 @@ input = "C:\\n{retrieved_contexts}\\nS: {statement}"
 retrieved_contexts = ["Paris is in France."]
 statement = "Paris is in France."
 [examples.output]
-reason = "Stated."
 verdict = 1
 '''
 
@@ -131,9 +130,11 @@ def test_messages_order_and_content(tmp_path):
 
 
 def test_example_output_json_keeps_non_ascii_and_schema_field_order(tmp_path):
-    text = SUPPORT_TOML.replace('reason = "Stated."\nverdict = 1', 'verdict = 1\nreason = "東京と書いてある。"')
-    path = write_prompt(tmp_path, "en", "statement_support", text)
-    template = load_prompt_file(path, STEPS["statement_support"], "en")
+    text = ('instruction = "Check it."\ninput = "{user_input} {answer} {context}"\n\n[[examples]]\n'
+            'user_input = "Where?"\nanswer = "Tokyo."\ncontext = "東京。"\n[examples.output]\n'
+            'verdict = 1\nreason = "東京と書いてある。"\n')
+    path = write_prompt(tmp_path, "en", "context_usefulness", text)
+    template = load_prompt_file(path, STEPS["context_usefulness"], "en")
     assert template.examples[0].output_json == '{"reason": "東京と書いてある。", "verdict": 1}'
 
 

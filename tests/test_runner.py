@@ -50,7 +50,7 @@ def respond(call: JudgeCall) -> Reply:
         return answer(as_json({"statements": STATEMENTS[sentence_of(call)]}), prompt_tokens=200,
                       completion_tokens=30, seconds=1.0)
     statement = statement_of(call)
-    return answer(as_json({"reason": f"Checked: {statement}", "verdict": VERDICTS[statement]}))
+    return answer(as_json({"verdict": VERDICTS[statement]}))
 
 
 def faulty(faults: dict[tuple[str, str], BaseException]):
@@ -68,7 +68,7 @@ def view(score: Score) -> tuple:
     """A score as comparable values (NaN is not equal to itself); statement rows keep what plumbing decides."""
     evidence = dict(score.evidence)
     if "statements" in evidence:
-        evidence["statements"] = [{key: row[key] for key in ("statement", "verdict", "reason")}
+        evidence["statements"] = [{key: row[key] for key in ("statement", "verdict")}
                                   for row in evidence["statements"]]
     return ("NaN" if math.isnan(score.value) else score.value, score.reason, evidence)
 
@@ -101,8 +101,8 @@ COUNT = make_metric("statement_count", count_statements)
 
 def paris_evidence() -> dict:
     return {"statements": [
-        {"statement": "Paris is in France.", "verdict": 1, "reason": "Checked: Paris is in France."},
-        {"statement": "Paris is big.", "verdict": 0, "reason": "Checked: Paris is big."}]}
+        {"statement": "Paris is in France.", "verdict": 1},
+        {"statement": "Paris is big.", "verdict": 0}]}
 
 
 # --- scores ------------------------------------------------------------------------------------
@@ -114,7 +114,7 @@ def test_faithfulness_over_two_samples():
     assert [(r.sample.id, r.lang, {n: view(s) for n, s in r.scores.items()}) for r in results] == [
         ("a", "en", {"faithfulness": (0.5, None, paris_evidence())}),
         ("b", "en", {"faithfulness": (1.0, None, {"statements": [
-            {"statement": "Rome is in Italy.", "verdict": 1, "reason": "Checked: Rome is in Italy."}]})}),
+            {"statement": "Rome is in Italy.", "verdict": 1}]})}),
     ]
 
 
@@ -247,7 +247,7 @@ def test_a_failed_verdict_makes_the_score_nan_with_its_reason_and_step():
     assert [view(r.scores["faithfulness"]) for r in results] == [
         ("NaN", "judge_timeout", {"step": "statement_support", "detail": "no answer after 60 s"}),
         (1.0, None, {"statements": [
-            {"statement": "Rome is in Italy.", "verdict": 1, "reason": "Checked: Rome is in Italy."}]})]
+            {"statement": "Rome is in Italy.", "verdict": 1}]})]
 
 
 def test_a_failed_statements_call_fails_every_metric_sharing_it():
@@ -332,13 +332,13 @@ def test_usage_is_summed_per_sample_including_retries():
     def reply(call: JudgeCall) -> Reply:
         if key_of(call) == ("statement_support", "Paris is big.") and not truncated_once["n"]:
             truncated_once["n"] += 1
-            return answer('{"reason": "Chec', prompt_tokens=100, completion_tokens=160, seconds=2.0, truncated=True)
+            return answer('{"verd', prompt_tokens=100, completion_tokens=16, seconds=2.0, truncated=True)
         return respond(call)
 
     judge = FakeJudge(respond=reply)
     results = run([PARIS, ROME], [faithfulness], judge)
     assert [r.usage for r in results] == [
-        Usage(calls=5, cached_calls=0, prompt_tokens=700, completion_tokens=240, seconds=5.0),
+        Usage(calls=5, cached_calls=0, prompt_tokens=700, completion_tokens=96, seconds=5.0),
         Usage(calls=2, cached_calls=0, prompt_tokens=300, completion_tokens=40, seconds=1.5),
     ]
     assert view(results[0].scores["faithfulness"]) == (0.5, None, paris_evidence())

@@ -10,19 +10,18 @@ import json
 
 import pytest
 from fakes import FakeJudge, JudgeCall, answer, as_json
-from pydantic import Field
 
 from localeval.judge import ContextOverflow, JudgeConfig
 from localeval.prompts import PromptLibrary
 from localeval.step_executor import CallCache, CallUsage, StepExecutor, StepOutcome, parse_json_answer
 from localeval.steps import STEPS, Call
 from localeval.steps.statements import Statements
-from localeval.steps.verdicts import Verdict
+from localeval.steps.verdicts import SupportVerdict
 
 CONFIG = JudgeConfig(seed=7, temperature=0.0, vote_temperature=0.9)
 SUPPORT = Call.of("statement_support", retrieved_contexts=["Paris is the capital of France."],
                   statement="Paris is in France.")
-SUPPORTED = '{"reason": "The context says so.", "verdict": 1}'
+SUPPORTED = '{"verdict": 1}'
 
 
 def executor(judge: FakeJudge, cache: CallCache | None = None, judge_id: str = "judge-sha",
@@ -64,14 +63,14 @@ def test_parse_json_answer_without_an_object(text):
 def test_valid_answer_becomes_the_output():
     judge = FakeJudge([answer(SUPPORTED, prompt_tokens=321, completion_tokens=17, seconds=0.25)])
     outcome = executor(judge).run(SUPPORT, "en")
-    assert outcome == StepOutcome(Verdict(reason="The context says so.", verdict=1),
+    assert outcome == StepOutcome(SupportVerdict(verdict=1),
                                   usage=CallUsage(prompt_tokens=321, completion_tokens=17, seconds=0.25, attempts=1))
-    assert judge.calls == [expected_call(SUPPORT, max_tokens=160)]
+    assert judge.calls == [expected_call(SUPPORT, max_tokens=16)]
 
 
 def test_answer_with_prose_around_it_is_accepted():
     judge = FakeJudge(["Answer: " + SUPPORTED + " (done)"])
-    assert executor(judge).run(SUPPORT, "en").output == Verdict(reason="The context says so.", verdict=1)
+    assert executor(judge).run(SUPPORT, "en").output == SupportVerdict(verdict=1)
 
 
 def test_malformed_answer_is_unparseable():
@@ -89,9 +88,8 @@ def test_unparseable_detail_is_cut_to_200_characters():
 @pytest.mark.parametrize(
     ("text", "detail"),
     [
-        ('{"reason": "r", "verdict": 2}', "Input should be 0 or 1"),
-        ('{"verdict": 1}', "Field required"),
-        ('{"reason": "", "verdict": 1}', "String should have at least 1 character"),
+        ('{"verdict": 2}', "Input should be 0 or 1"),
+        ('{"reason": "It says so."}', "Field required"),
     ],
 )
 def test_answer_violating_the_schema_is_invalid(text, detail):
@@ -122,9 +120,9 @@ def test_a_prompt_too_long_is_cut_to_the_window_and_the_cut_recorded():
     contexts = [f"Sentence {i} is about topic {i}." for i in range(400)] + ["Paris is the capital of France."]
     call = Call.of("statement_support", retrieved_contexts=contexts, statement="Paris is in France.")
     full = sum(len(m["content"]) for m in PromptLibrary().get("statement_support", "en").messages(call.input_dict()))
-    judge = FakeJudge(respond=overflowing_past(full // 2), n_ctx=full // 2 + 160)
+    judge = FakeJudge(respond=overflowing_past(full // 2), n_ctx=full // 2 + 16)
     outcome = executor(judge).run(call, "en")
-    assert outcome.output == Verdict(reason="The context says so.", verdict=1)
+    assert outcome.output == SupportVerdict(verdict=1)
     assert outcome.cut.input_name == "retrieved_contexts"
     assert outcome.cut.kept_chars < outcome.cut.total_chars == sum(map(len, contexts))
     assert "Paris is the capital of France." in judge.calls[-1].last_user  # the sentence that matters stayed
@@ -149,7 +147,7 @@ def test_context_overflow_where_even_the_fixed_part_does_not_fit():
     run = executor(judge)
     outcome = run.run(SUPPORT, "en")
     assert outcome.failure == "context_overflow"
-    assert outcome.detail.startswith("prompt needs 2131 tokens plus 160 for the answer; context is 260; ")
+    assert outcome.detail.startswith("prompt needs 1647 tokens plus 16 for the answer; context is 260; ")
     assert outcome.detail.endswith("even cut to retrieved_contexts: the sentences closest to statement, it did not fit")
     tries = len(judge.calls)
     assert run.run(SUPPORT, "en").failure == "context_overflow"
@@ -166,31 +164,31 @@ def test_keyboard_interrupt_is_not_swallowed():
 
 
 def test_truncated_then_ok_retries_at_twice_the_budget():
-    judge = FakeJudge([answer('{"reason": "The cont', prompt_tokens=300, completion_tokens=160, seconds=1.0,
+    judge = FakeJudge([answer('{"verd', prompt_tokens=300, completion_tokens=16, seconds=1.0,
                               truncated=True),
-                       answer(SUPPORTED, prompt_tokens=300, completion_tokens=40, seconds=0.5)])
+                       answer(SUPPORTED, prompt_tokens=300, completion_tokens=5, seconds=0.5)])
     outcome = executor(judge).run(SUPPORT, "en")
-    assert outcome == StepOutcome(Verdict(reason="The context says so.", verdict=1),
-                                  usage=CallUsage(prompt_tokens=600, completion_tokens=200, seconds=1.5, attempts=2))
-    assert [call.max_tokens for call in judge.calls] == [160, 320]
+    assert outcome == StepOutcome(SupportVerdict(verdict=1),
+                                  usage=CallUsage(prompt_tokens=600, completion_tokens=21, seconds=1.5, attempts=2))
+    assert [call.max_tokens for call in judge.calls] == [16, 32]
     assert judge.calls[0].messages == judge.calls[1].messages
     assert judge.calls[0].schema == judge.calls[1].schema
 
 
 def test_truncated_twice():
-    judge = FakeJudge([answer("{", completion_tokens=160, truncated=True),
-                       answer("{", completion_tokens=320, truncated=True)])
+    judge = FakeJudge([answer("{", completion_tokens=16, truncated=True),
+                       answer("{", completion_tokens=32, truncated=True)])
     assert executor(judge).run(SUPPORT, "en") == StepOutcome(
-        None, "judge_truncated", "answer exceeded 320 tokens", CallUsage(200, 480, 1.0, 2))
-    assert [call.max_tokens for call in judge.calls] == [160, 320]
+        None, "judge_truncated", "answer exceeded 32 tokens", CallUsage(200, 48, 1.0, 2))
+    assert [call.max_tokens for call in judge.calls] == [16, 32]
 
 
 def test_truncated_then_context_overflow_is_truncated():
-    judge = FakeJudge([answer("{", completion_tokens=160, truncated=True), ContextOverflow(3900, 320, 4096)],
+    judge = FakeJudge([answer("{", completion_tokens=16, truncated=True), ContextOverflow(4090, 32, 4096)],
                       n_ctx=4096)
     assert executor(judge).run(SUPPORT, "en") == StepOutcome(
-        None, "judge_truncated", "answer exceeded 160 tokens; no room for 320 in a context of 4096",
-        CallUsage(100, 160, 0.5, 1))
+        None, "judge_truncated", "answer exceeded 16 tokens; no room for 32 in a context of 4096",
+        CallUsage(100, 16, 0.5, 1))
 
 
 def test_truncated_then_error():
@@ -262,7 +260,7 @@ def test_identical_calls_hit_the_cache():
                              retrieved_contexts=("Paris is the capital of France.",)), "en")
     assert len(judge.calls) == 1
     assert first.usage == CallUsage(100, 10, 0.5, 1, cached=False)
-    assert second == StepOutcome(Verdict(reason="The context says so.", verdict=1),
+    assert second == StepOutcome(SupportVerdict(verdict=1),
                                  usage=CallUsage(cached=True))
 
 
@@ -275,7 +273,7 @@ def test_failures_that_depend_on_the_machine_are_not_cached(fault):
     judge = FakeJudge([fault, SUPPORTED])
     run = executor(judge)
     assert run.run(SUPPORT, "en").output is None
-    assert run.run(SUPPORT, "en") == StepOutcome(Verdict(reason="The context says so.", verdict=1),
+    assert run.run(SUPPORT, "en") == StepOutcome(SupportVerdict(verdict=1),
                                                  usage=CallUsage(100, 10, 0.5, 1))
     assert len(judge.calls) == 2
     assert len(run.cache) == 1
@@ -286,7 +284,7 @@ def test_failures_that_depend_on_the_machine_are_not_cached(fault):
     [
         (["no json"], "judge_unparseable", "no json"),
         (['{"reason": "r", "verdict": 2}'], "judge_invalid", "Input should be 0 or 1"),
-        ([answer("{", truncated=True), answer("{", truncated=True)], "judge_truncated", "answer exceeded 320 tokens"),
+        ([answer("{", truncated=True), answer("{", truncated=True)], "judge_truncated", "answer exceeded 32 tokens"),
     ],
 )
 def test_failures_that_greedy_decoding_would_repeat_are_cached(tmp_path, replies, failure, detail):
@@ -310,8 +308,7 @@ def test_a_cached_failure_that_is_not_a_repeatable_one_is_a_miss(tmp_path, stale
     executor(FakeJudge(["no json"]), CallCache(path)).run(SUPPORT, "en")
     path.write_text(path.read_text(encoding="utf-8").replace("judge_unparseable", stale), encoding="utf-8")
     judge = FakeJudge([SUPPORTED])
-    assert executor(judge, CallCache(path)).run(SUPPORT, "en").output == Verdict(reason="The context says so.",
-                                                                                verdict=1)
+    assert executor(judge, CallCache(path)).run(SUPPORT, "en").output == SupportVerdict(verdict=1)
     assert len(judge.calls) == 1
 
 
@@ -356,11 +353,11 @@ def test_an_edited_prompt_misses_the_cache_and_an_edited_comment_does_not(tmp_pa
     assert len(judge.calls) == 1
 
 
-class LongerReason(Verdict):
-    reason: str = Field(min_length=1, max_length=999)
+class WithNote(SupportVerdict):
+    note: str | None = None
 
 
-@pytest.mark.parametrize("change", [{"max_tokens": 999}, {"output": LongerReason}])
+@pytest.mark.parametrize("change", [{"max_tokens": 999}, {"output": WithNote}])
 def test_a_changed_token_budget_or_schema_misses_the_cache(monkeypatch, change):
     """A new localeval version may change a step's grammar or budget; its answers must not come from old ones."""
     cache = CallCache()
@@ -378,13 +375,13 @@ def test_cache_persists_to_jsonl_and_a_new_cache_serves_the_call(tmp_path):
     entry = json.loads(line)
     assert sorted(entry) == ["entry", "key"]
     assert len(entry["key"]) == 64 and set(entry["key"]) <= set("0123456789abcdef")
-    assert entry["entry"] == {"output": {"reason": "The context says so.", "verdict": 1}}
+    assert entry["entry"] == {"output": {"verdict": 1}}
 
     judge = FakeJudge()  # any call would fail the test
     reloaded = CallCache(path)
     assert len(reloaded) == 1
     assert executor(judge, reloaded).run(SUPPORT, "en") == StepOutcome(
-        Verdict(reason="The context says so.", verdict=1), usage=CallUsage(cached=True))
+        SupportVerdict(verdict=1), usage=CallUsage(cached=True))
     assert judge.calls == []
 
 
@@ -446,7 +443,7 @@ def test_the_last_binary_choice_becomes_the_verdicts_probability(tmp_path):
     cache = CallCache(tmp_path / "calls.jsonl")
     reply = dataclasses.replace(answer(SUPPORTED), choice_probabilities=(0.2, 0.9, 0.8125))
     outcome = executor(FakeJudge([reply]), cache).run(SUPPORT, "en")
-    assert outcome.output == Verdict(reason="The context says so.", verdict=1, probability=0.8125)
+    assert outcome.output == SupportVerdict(verdict=1, probability=0.8125)
     resumed = executor(FakeJudge(), CallCache(tmp_path / "calls.jsonl")).run(SUPPORT, "en")
     assert resumed.output.probability == 0.8125 and resumed.usage.cached
 

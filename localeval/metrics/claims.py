@@ -17,7 +17,7 @@ from localeval.metrics.options import MetricOptions
 from localeval.samples import Sample
 from localeval.steps import Call
 from localeval.steps.statements import Statements
-from localeval.steps.verdicts import Verdict
+from localeval.steps.verdicts import SupportVerdict
 from localeval.text import split_sentences
 from localeval.untrusted import MARKER, strip_judge_format
 
@@ -141,7 +141,7 @@ def supported_share(user_input: str | None, text: str, contexts: Sequence[str] |
     return Score(sum(s.p for s in supports) / len(supports), evidence={evidence_key: [s.row for s in supports]})
 
 
-def support_of(claim: Claim, verdict: Verdict, evidence: Evidence, passages: Passages,
+def support_of(claim: Claim, verdict: SupportVerdict, evidence: Evidence, passages: Passages,
                calibration: Calibration) -> Support:
     """P(supported), and the row that shows why: the verdict at 0.5, the judge's own view, the evidence."""
     judge_p = verdict.p
@@ -151,7 +151,7 @@ def support_of(claim: Claim, verdict: Verdict, evidence: Evidence, passages: Pas
     p = calibration.p_supported(signals)
     return Support(p, {"statement": claim.statement, "sentence": claim.sentence, "p": round(p, 6),
                        "verdict": int(p >= 0.5), "judge_p": round(judge_p, 6), "judge_verdict": verdict.verdict,
-                       "reason": verdict.reason, "evidence": list(evidence.sentences),
+                       "evidence": list(evidence.sentences),
                        "coverage": round(evidence.context_coverage, 4),
                        "evidence_coverage": round(evidence.coverage, 4),
                        "sentence_coverage": round(sentence_coverage, 4), "uncovered_numbers": numbers})

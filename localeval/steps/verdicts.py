@@ -1,4 +1,4 @@
-"""Yes/no judgements with a short reason: statement support, context usefulness, critiques."""
+"""Yes/no judgements: statement support (the verdict alone); context usefulness and critiques (a reason first)."""
 
 from typing import Literal
 
@@ -9,26 +9,38 @@ from localeval.fitting import Fit
 from localeval.steps.base import Step
 
 
-class Verdict(BaseModel):
-    # The reason comes before the verdict: small judges decide more accurately after explaining.
+class JudgeProbability:
+    """P(verdict = 1): the judge's own probability where it is known, else the verdict itself."""
+
+    @property
+    def p(self) -> float:
+        return self.probability if self.probability is not None else float(self.verdict)
+
+
+class Verdict(JudgeProbability, BaseModel):
+    # The reason comes before the verdict, and the reports show it. For statement_support a reason first
+    # did not make P agree better with people (SupportVerdict); for these steps that is not measured.
     reason: str = Field(min_length=1, max_length=240)
     verdict: Literal[0, 1]
     # The judge's own P(verdict = 1), read from its token probabilities where it wrote the verdict.
     # Not part of the answer's schema: the step executor fills it in; None where it is unknown.
     probability: SkipJsonSchema[float | None] = None
 
-    @property
-    def p(self) -> float:
-        """P(verdict = 1): the judge's own probability where it is known, else the verdict itself."""
-        return self.probability if self.probability is not None else float(self.verdict)
+
+class SupportVerdict(JudgeProbability, BaseModel):
+    # The verdict alone. Faithfulness reads only P(verdict = 1), and the grounding evidence shows why; the
+    # reason a 1.5B judge wrote first took most of the call without making P agree better with people
+    # (README, "Speed on a CPU").
+    verdict: Literal[0, 1]
+    probability: SkipJsonSchema[float | None] = None  # as Verdict's
 
 
 STATEMENT_SUPPORT = Step(
     name="statement_support",
     inputs=("retrieved_contexts", "statement"),
-    output=Verdict,
-    max_tokens=160,
-    description="Does the context support the statement? Short reason, then verdict 1 or 0.",
+    output=SupportVerdict,
+    max_tokens=16,
+    description="Does the context support the statement? Verdict 1 or 0, no reason.",
     fit=Fit("retrieved_contexts", query=("statement",)),
 )
 

@@ -63,7 +63,7 @@ def test_each_score_has_evidence_or_a_nan_reason(example_run):
                 assert 0.0 <= score <= 1.0 and record["evidence"][name], name
         if record["scores"]["faithfulness"] is not None:
             statements = record["evidence"]["faithfulness"]["statements"]
-            assert all(set(s) == {"statement", "sentence", "p", "verdict", "judge_p", "judge_verdict", "reason",
+            assert all(set(s) == {"statement", "sentence", "p", "verdict", "judge_p", "judge_verdict",
                                   "evidence", "coverage", "evidence_coverage", "sentence_coverage",
                                   "uncovered_numbers"} for s in statements)
             assert all(0.0 <= s["p"] <= 1.0 and s["verdict"] == int(s["p"] >= 0.5) for s in statements)

@@ -14,7 +14,7 @@ from localeval.samples import Sample
 from localeval.steps import Call
 from localeval.steps.entities import Entities
 from localeval.steps.relevance import SentenceVerdicts
-from localeval.steps.verdicts import Verdict
+from localeval.steps.verdicts import SupportVerdict, Verdict
 
 QUESTION = "What is the capital of France?"
 RESPONSE = "Paris is the capital."
@@ -109,8 +109,9 @@ def test_recall_checks_each_reference_statement_against_the_nonblank_contexts():
     only = ("retrieved_contexts", ("Paris is the capital of France.",))
     assert calls == [Call("statement_support", (only, ("statement", "Paris is the capital of France."))),
                      Call("statement_support", (only, ("statement", "Paris has 2.1 million people.")))]
-    assert brief(finish(program, verdicts(1, 0)), "reference_statements") == (0.5, None, [
-        ("Paris is the capital of France.", 1, "r1"), ("Paris has 2.1 million people.", 0, "r2")])
+    verdicts = [SupportVerdict(verdict=1), SupportVerdict(verdict=0)]
+    assert brief(finish(program, verdicts), "reference_statements") == (0.5, None, [
+        ("Paris is the capital of France.", 1), ("Paris has 2.1 million people.", 0)])
 
 
 def test_recall_without_statements_is_nan():

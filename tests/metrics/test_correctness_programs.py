@@ -16,7 +16,7 @@ from localeval.metrics.correctness import (
 )
 from localeval.metrics.options import MetricOptions
 from localeval.samples import Sample
-from localeval.steps.verdicts import Verdict
+from localeval.steps.verdicts import SupportVerdict
 
 QUESTION = "Tell me about the Eiffel Tower."
 RESPONSE = "The Eiffel Tower is in Paris. It was built in 1900."
@@ -27,20 +27,20 @@ F3 = "The Eiffel Tower is 330 metres tall."
 RESPONSE_STATEMENTS = per_sentence([R1], [R2])
 REFERENCE_STATEMENTS = per_sentence([F1], [F2], [F3])
 # Response: R1 supported, R2 not -> TP 1, FP 1. Reference: F1 supported by the response, F2, F3 not -> FN 2.
-VERDICTS = [Verdict(reason="r1", verdict=1), Verdict(reason="r2", verdict=0),
-            Verdict(reason="f1", verdict=1), Verdict(reason="f2", verdict=0), Verdict(reason="f3", verdict=0)]
+VERDICTS = [SupportVerdict(verdict=1), SupportVerdict(verdict=0),
+            SupportVerdict(verdict=1), SupportVerdict(verdict=0), SupportVerdict(verdict=0)]
 EVIDENCE = {"tp": 1, "fp": 1, "fn": 2,
-            "response_statements": [{"statement": R1, "verdict": 1, "reason": "r1"},
-                                    {"statement": R2, "verdict": 0, "reason": "r2"}],
-            "reference_statements": [{"statement": F1, "verdict": 1, "reason": "f1"},
-                                     {"statement": F2, "verdict": 0, "reason": "f2"},
-                                     {"statement": F3, "verdict": 0, "reason": "f3"}]}
+            "response_statements": [{"statement": R1, "verdict": 1},
+                                    {"statement": R2, "verdict": 0}],
+            "reference_statements": [{"statement": F1, "verdict": 1},
+                                     {"statement": F2, "verdict": 0},
+                                     {"statement": F3, "verdict": 0}]}
 ALL = (answer_correctness, factual_correctness, factual_correctness_precision, factual_correctness_recall)
 
 
 def brief(evidence: dict) -> dict:
-    """The evidence with each statement row cut to statement, verdict and reason (the rest is grounding detail)."""
-    return {key: [{f: row[f] for f in ("statement", "verdict", "reason")} for row in value]
+    """The evidence with each statement row cut to statement and verdict (the rest is grounding detail)."""
+    return {key: [{f: row[f] for f in ("statement", "verdict")} for row in value]
             if key.endswith("_statements") else value for key, value in evidence.items()}
 
 
@@ -134,10 +134,10 @@ def test_no_statements_on_either_side(metric):
 def test_response_without_statements():
     # Only the reference's statements are checked: F1 supported, F2 not -> TP 0, FP 0, FN 1.
     reference = per_sentence([F1], [F2], [])
-    verdicts = [Verdict(reason="f1", verdict=1), Verdict(reason="f2", verdict=0)]
+    verdicts = [SupportVerdict(verdict=1), SupportVerdict(verdict=0)]
     evidence = {"tp": 0, "fp": 0, "fn": 1, "response_statements": [],
-                "reference_statements": [{"statement": F1, "verdict": 1, "reason": "f1"},
-                                         {"statement": F2, "verdict": 0, "reason": "f2"}]}
+                "reference_statements": [{"statement": F1, "verdict": 1},
+                                         {"statement": F2, "verdict": 0}]}
     expected = {factual_correctness_precision: ("NaN", "no_statements", evidence),  # 0 / 0
                 factual_correctness_recall: (0.5, None, evidence),  # F1 of F1, F2
                 factual_correctness: ("NaN", "no_statements", evidence)}  # precision undefined

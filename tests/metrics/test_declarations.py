@@ -27,7 +27,7 @@ from localeval.steps.relevance import SentenceVerdicts
 from localeval.steps.rubric import RubricGrade
 from localeval.steps.statements import Statements
 from localeval.steps.summary import KeyphraseQuestions, SummaryAnswers
-from localeval.steps.verdicts import CritiqueAnswer, Verdict
+from localeval.steps.verdicts import CritiqueAnswer, SupportVerdict, Verdict
 
 BUILT_IN = criteria.by_language(PromptLibrary(), ["en"], criteria.Definitions())["en"]
 OPTIONS = MetricOptions(criteria={"en": BUILT_IN.criteria}, rubrics={"en": BUILT_IN.rubrics})
@@ -70,7 +70,7 @@ def canned(call: Call) -> object:
     inputs = call.input_dict()
     outputs = {
         "statements": lambda: Statements(statements=[inputs["sentence"]]),
-        "statement_support": lambda: Verdict(reason="Stated.", verdict=1, probability=0.9),
+        "statement_support": lambda: SupportVerdict(verdict=1, probability=0.9),
         "context_usefulness": lambda: Verdict(reason="Used.", verdict=1, probability=0.9),
         "critique": lambda: CritiqueAnswer(answer="yes", reason="Fine."),
         "questions": lambda: Questions(questions=[GeneratedQuestion(question="What is the capital?", noncommittal=0)]

@@ -13,7 +13,7 @@ from localeval.metrics.faithfulness import faithfulness
 from localeval.metrics.options import MetricOptions
 from localeval.samples import Sample
 from localeval.steps import Call
-from localeval.steps.verdicts import Verdict
+from localeval.steps.verdicts import SupportVerdict
 
 CONTEXTS = ("Paris is the capital of France. It has 2.1 million inhabitants.",)
 QUESTION = "Tell me about Paris."
@@ -64,12 +64,10 @@ def test_three_statements_with_verdicts_1_0_1():
         ["Paris is the capital of France."], ["Paris has 2.1 million people.", "Its population is 2.1 million."], []))
     assert calls == [support("Paris is the capital of France."), support("Paris has 2.1 million people."),
                      support("Its population is 2.1 million.")]
-    score = finish(program, [Verdict(reason="Stated in [1].", verdict=1),
-                             Verdict(reason="Not mentioned.", verdict=0),
-                             Verdict(reason="Same number in [1].", verdict=1)])
-    assert brief(score) == (2 / 3, None, [("Paris is the capital of France.", 1, "Stated in [1]."),
-                                           ("Paris has 2.1 million people.", 0, "Not mentioned."),
-                                           ("Its population is 2.1 million.", 1, "Same number in [1].")])
+    score = finish(program, [SupportVerdict(verdict=1), SupportVerdict(verdict=0), SupportVerdict(verdict=1)])
+    assert brief(score) == (2 / 3, None, [("Paris is the capital of France.", 1),
+                                           ("Paris has 2.1 million people.", 0),
+                                           ("Its population is 2.1 million.", 1)])
 
 
 def test_duplicate_statements_across_sentence_groups_count_once():
@@ -81,10 +79,9 @@ def test_duplicate_statements_across_sentence_groups_count_once():
         ["Paris is the capital of France."]))
     assert calls == [support("Paris is the capital of France."), support("Paris is in France."),
                      support("Paris has 2.1 million people.")]
-    score = finish(program, [Verdict(reason="r1", verdict=1), Verdict(reason="r2", verdict=1),
-                             Verdict(reason="r3", verdict=0)])
-    assert brief(score) == (2 / 3, None, [("Paris is the capital of France.", 1, "r1"), ("Paris is in France.", 1, "r2"),
-                                           ("Paris has 2.1 million people.", 0, "r3")])
+    score = finish(program, [SupportVerdict(verdict=1), SupportVerdict(verdict=1), SupportVerdict(verdict=0)])
+    assert brief(score) == (2 / 3, None, [("Paris is the capital of France.", 1), ("Paris is in France.", 1),
+                                           ("Paris has 2.1 million people.", 0)])
     assert [row["sentence"] for row in score.evidence["statements"]] == [
         "Paris is the capital of France.", "Paris is the capital of France.", "It has 2.1 million people."]
 
@@ -116,28 +113,28 @@ def test_blank_contexts_are_left_out_of_the_verdict_calls():
     assert calls == [Call("statement_support", (
         ("retrieved_contexts", ("Paris is the capital of France.", "Paris is in Europe.")),
         ("statement", "Paris is in Europe.")))]
-    score = finish(program, [Verdict(reason="[2] says so.", verdict=1)])
-    assert brief(score) == (1.0, None, [("Paris is in Europe.", 1, "[2] says so.")])
+    score = finish(program, [SupportVerdict(verdict=1)])
+    assert brief(score) == (1.0, None, [("Paris is in Europe.", 1)])
 
 
 def test_all_statements_unsupported_scores_zero():
     program = faithfulness.compute(sample(response="パリはドイツにあります。人口は百人です。"))
     assert [call.input_dict()["sentence"] for call in next(program)] == ["パリはドイツにあります。", "人口は百人です。"]
     program.send(per_sentence(["パリはドイツにあります。"], ["パリの人口は百人です。"]))
-    score = finish(program, [Verdict(reason="違う。", verdict=0), Verdict(reason="違う。", verdict=0)])
-    assert brief(score) == (0.0, None, [("パリはドイツにあります。", 0, "違う。"), ("パリの人口は百人です。", 0, "違う。")])
+    score = finish(program, [SupportVerdict(verdict=0), SupportVerdict(verdict=0)])
+    assert brief(score) == (0.0, None, [("パリはドイツにあります。", 0), ("パリの人口は百人です。", 0)])
 
 
 def test_the_score_is_the_mean_of_the_judge_probabilities_without_a_calibration():
     program = faithfulness.compute(sample())
     next(program)
     program.send(per_sentence(["Paris is the capital of France."], ["Paris has 3 million people."], []))
-    score = finish(program, [Verdict(reason="r1", verdict=1, probability=0.9),
-                             Verdict(reason="r2", verdict=1, probability=0.6)])
+    score = finish(program, [SupportVerdict(verdict=1, probability=0.9),
+                             SupportVerdict(verdict=1, probability=0.6)])
     assert score.value == pytest.approx(0.75)
     first, second = score.evidence["statements"]
     assert first == {"statement": "Paris is the capital of France.", "sentence": "Paris is the capital of France.",
-                     "p": 0.9, "verdict": 1, "judge_p": 0.9, "judge_verdict": 1, "reason": "r1",
+                     "p": 0.9, "verdict": 1, "judge_p": 0.9, "judge_verdict": 1,
                      "evidence": ["Paris is the capital of France."], "coverage": 1.0, "evidence_coverage": 1.0,
                      "sentence_coverage": 1.0, "uncovered_numbers": []}
     assert second["uncovered_numbers"] == ["3"]  # the context says 2.1 million
@@ -151,7 +148,7 @@ def test_a_calibration_combines_the_judge_with_the_grounding_signals():
     program = faithfulness.compute(sample(), options)
     next(program)
     program.send(per_sentence([], ["Paris has 3 million people."], []))
-    score = finish(program, [Verdict(reason="r", verdict=1, probability=0.5)])
+    score = finish(program, [SupportVerdict(verdict=1, probability=0.5)])
     assert score.value == pytest.approx(1 / (1 + math.exp(-(0.5 + 0.0 - 3.0))))
     assert score.evidence["statements"][0]["verdict"] == 0 and score.evidence["statements"][0]["judge_verdict"] == 1
 

@@ -54,10 +54,11 @@ def test_supported_answer_scores_above_contradicted_one(scores, topic):
     assert supported.value > contradicted.value
 
 
-def test_evidence_has_statements_verdicts_and_reasons(scores):
+def test_evidence_has_statements_verdicts_and_the_judges_probability(scores):
     for score in scores.values():
         statements = score.evidence["statements"]
         assert statements
         for item in statements:
-            assert item["statement"] and item["reason"]
-            assert item["verdict"] in (0, 1)
+            assert item["statement"] and isinstance(item["evidence"], list)
+            assert item["verdict"] in (0, 1) and item["judge_verdict"] in (0, 1)
+            assert 0.0 <= item["judge_p"] <= 1.0
