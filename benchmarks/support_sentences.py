@@ -31,15 +31,16 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from localeval.calibration import Signals, shipped_calibration
-from localeval.grounding import Passages, coverage, find_evidence, uncovered_numbers
+from localeval.calibration import shipped_calibration
+from localeval.grounding import Passages, coverage, find_evidence
 from localeval.judge import GGUFJudge, JudgeConfig
+from localeval.metrics.claims import Claim, support_of
 from localeval.metrics.scoring import auroc
 from localeval.models import resolve_judge
 from localeval.prompts import PromptLibrary
 from localeval.step_executor import StepExecutor
 from localeval.steps import STEPS, Call
-from localeval.steps.verdicts import Verdict
+from localeval.steps.verdicts import SupportVerdict, Verdict
 from localeval.text import split_sentences
 
 METAEVAL = Path(__file__).resolve().parents[2] / "shared" / "metaeval"
@@ -96,12 +97,14 @@ def items() -> list[Item]:
 
 
 def calibrated(item: Item, judge_p: float) -> tuple[float, float]:
-    """(P after the language's shipped calibration, the floor: the share of the sentence the contexts cover)."""
+    """(P as faithfulness computes it with the language's shipped calibration, the statement being its own
+    sentence; the floor: the share of the sentence the contexts cover)."""
     passages = Passages(item.row["retrieved_contexts"])
     evidence = find_evidence(item.statement, passages, 3)
-    signals = Signals(judge_p, evidence.context_coverage, evidence.coverage, coverage(item.statement, passages),
-                      len(uncovered_numbers(item.statement, passages)))
-    return shipped_calibration(item.lang).p_supported(signals), evidence.context_coverage
+    verdict = SupportVerdict(verdict=int(judge_p >= 0.5), probability=judge_p)
+    support = support_of(Claim(item.statement, item.statement), verdict, evidence, passages,
+                         shipped_calibration(item.lang))
+    return support.p, evidence.context_coverage
 
 
 def figures(results: list[dict], chosen: list[Item]) -> dict[str, Scored]:
