@@ -90,7 +90,7 @@ def _progress(state: RunProgress) -> None:
 
 
 def jhars(limit: int | None, judge: str | None, out: Path | None, floor_only: bool, evidence: int,
-          save: Path | None, first: int | None = None) -> None:
+          first: int | None = None) -> None:
     rows = [r for r in _read("jhars_dev.jsonl") if r["label"]["faithful"] is not None]
     print("JHARS floor on all rows:")
     _print_jhars(rows, {"floor (bigram coverage)": _floor_scores(rows)})
@@ -108,7 +108,7 @@ def jhars(limit: int | None, judge: str | None, out: Path | None, floor_only: bo
     rows = [r for r, _ in kept]
     selection = (f"--limit {limit}: every unfaithful row, then faithful ones in file order" if limit
                  else f"the first {first} in file order" if first else "all")
-    statements = _with_cross_validated(rows, [st for _, st in kept], "ja", save,
+    statements = _with_cross_validated(rows, [st for _, st in kept],
                                        f"{selection}; {_settings(judge, evidence)}")
     _print_jhars(rows, {"floor (bigram coverage)": _floor_scores(rows),
                         "judge verdicts": _statement_scores(statements, lambda s: s["judge_verdict"]),
@@ -159,8 +159,7 @@ def _print_jhars(rows: list[dict], scorings: dict[str, dict]) -> None:
               f"({sum(not ok for _, ok in found)} of {sum(not ok for _, ok in labelled)} hallucinated)")
 
 
-def uhgeval(limit: int | None, judge: str | None, out: Path | None, floor_only: bool, evidence: int,
-            save: Path | None) -> None:
+def uhgeval(limit: int | None, judge: str | None, out: Path | None, floor_only: bool, evidence: int) -> None:
     rows = _read("uhgeval_dev.jsonl")
     for row in rows:
         row["user_input"] = row["user_input"] or row["meta"].get("headline") or ""
@@ -175,7 +174,7 @@ def uhgeval(limit: int | None, judge: str | None, out: Path | None, floor_only: 
     kept = [(r, res["evidence"]["statements"]) for r, res in zip(rows, results) if not math.isnan(res["score"])]
     print(f"UHGEval judged: {len(kept)} rows scored, {len(rows) - len(kept)} NaN")
     rows = [r for r, _ in kept]
-    cv = _with_cross_validated(rows, [st for _, st in kept], "zh", save,
+    cv = _with_cross_validated(rows, [st for _, st in kept],
                                f"the first {len(rows)}; {_settings(judge, evidence)}")
     views = {"judge verdicts": "judge_verdict", "judge P(1)": "judge_p", "faithfulness (shipped)": "p",
              "combined (cross-validated)": "cv_p", "statement coverage (no model)": "coverage"}
@@ -189,21 +188,18 @@ def uhgeval(limit: int | None, judge: str | None, out: Path | None, floor_only: 
         k for k in row["label"]["keyword_labels"] if _holding(k["keyword"], statements)])) for row, statements in zip(rows, cv)])
 
 
-def _with_cross_validated(rows: list[dict], per_row: list[list[dict]], lang: str, save: Path | None,
-                          selection: str) -> list[list[dict]]:
-    """The statements with `cv_p` (5-fold, by question); prints the fit, and saves it when asked."""
+def _with_cross_validated(rows: list[dict], per_row: list[list[dict]], selection: str) -> list[list[dict]]:
+    """The statements with `cv_p`: the "both" combination (5-fold, by question). `localeval calibrate` writes
+    calibration files; this prints the fit."""
     units = [str(row["orig_id"]) for row in rows]
-    fitted_on = (f"{rows[0]['source']}_dev.jsonl (../shared/metaeval dev split): {len(rows)} rows ({selection}), "
-                 f"judged by benchmarks/metaeval.py")
-    fitted = calibrate([labelled_row(row) for row in rows], per_row, f"{lang}-dev", fitted_on, FOLDS, units)
-    weights = ", ".join(f"{k} {v:+.2f}" for k, v in fitted.calibration.weights.items())
-    print(f"  fitted on all {len(rows)} rows: {weights}, bias {fitted.calibration.bias:+.2f}; "
-          f"{fitted.agreement.level}-level AUROC (cross-validated) {fitted.agreement.combined:.3f}")
-    if save:
-        fitted.calibration.save(save)
-        print(f"  calibration written to {save}")
+    fitted = calibrate([labelled_row(row) for row in rows], per_row, "dev", selection, FOLDS, units)
+    for form, model in fitted.forms.items():
+        factors = " × ".join("σ(" + ", ".join(f"{k} {v:+.2f}" for k, v in f.weights.items())
+                             + f", bias {f.bias:+.2f})" for f in model.factors)
+        print(f"  {form} fitted on all {len(rows)} rows: {factors}; {fitted.agreement.level}-level AUROC "
+              f"(cross-validated) {fitted.agreement.by_label[form]}")
     return [[dict(s, cv_p=p) for s, p in zip(statements, values)]
-            for statements, values in zip(per_row, fitted.cross_validated)]
+            for statements, values in zip(per_row, fitted.cross_validated["both"])]
 
 
 def _settings(judge: str | None, evidence: int) -> str:
@@ -384,7 +380,6 @@ def main() -> None:
     parser.add_argument("--out", type=Path)
     parser.add_argument("--floor-only", action="store_true", help="only the model-free floor: no judge, seconds")
     parser.add_argument("--evidence-sentences", type=int, default=0)
-    parser.add_argument("--save-calibration", type=Path, help="write the combination fitted on all judged rows here")
     parser.add_argument("--aspects", default=",".join(WIKIEVAL_METRICS),
                         help=f"wikieval: which aspects (default: {','.join(WIKIEVAL_METRICS)})")
     parser.add_argument("--sentences", action="store_true",
@@ -393,10 +388,10 @@ def main() -> None:
                         help=f"wikiqa: which metrics (default: {','.join(WIKIQA_METRICS)})")
     args = parser.parse_args()
     if args.dataset == "jhars":
-        jhars(args.limit, args.judge, args.out, args.floor_only, args.evidence_sentences, args.save_calibration,
+        jhars(args.limit, args.judge, args.out, args.floor_only, args.evidence_sentences,
               args.first)
     elif args.dataset == "uhgeval":
-        uhgeval(args.limit, args.judge, args.out, args.floor_only, args.evidence_sentences, args.save_calibration)
+        uhgeval(args.limit, args.judge, args.out, args.floor_only, args.evidence_sentences)
     elif args.dataset == "wikiqa" and args.sentences:
         wikiqa_sentences(args.limit, args.judge, args.out)
     elif args.dataset == "wikiqa":

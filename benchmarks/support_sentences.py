@@ -31,7 +31,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from localeval.calibration import shipped_calibration
+from localeval.calibration import Calibration
+from localeval.evaluation import calibrations_for, judge_identity
 from localeval.grounding import Passages, coverage, find_evidence
 from localeval.judge import GGUFJudge, JudgeConfig
 from localeval.metrics.claims import Claim, support_of
@@ -96,24 +97,26 @@ def items() -> list[Item]:
     return chosen + uhgeval + wikieval
 
 
-def calibrated(item: Item, judge_p: float) -> tuple[float, float]:
-    """(P as faithfulness computes it with the language's shipped calibration, the statement being its own
-    sentence; the floor: the share of the sentence the contexts cover)."""
+def calibrated(item: Item, judge_p: float, calibration: Calibration) -> tuple[float, float]:
+    """(P as faithfulness computes it with the language's calibration, the statement being its own sentence; the
+    floor: the share of the sentence the contexts cover)."""
     passages = Passages(item.row["retrieved_contexts"])
     evidence = find_evidence(item.statement, passages, 3)
     verdict = SupportVerdict(verdict=int(judge_p >= 0.5), probability=judge_p)
-    support = support_of(Claim(item.statement, item.statement), verdict, evidence, passages,
-                         shipped_calibration(item.lang))
+    support = support_of(Claim(item.statement, item.statement), verdict, evidence, passages, calibration)
     return support.p, evidence.context_coverage
 
 
 def figures(results: list[dict], chosen: list[Item]) -> dict[str, Scored]:
     """Every printed AUROC's scores: per sentence for JHARS and WikiEval, per keyword for UHGEval."""
     out: dict[str, Scored] = {}
+    # What the default judge's runs use: its shipped calibration where one matches, else its own P.
+    calibrations = calibrations_for(PromptLibrary(), ("en", "ja", "zh"),
+                                    judge_identity(resolve_judge(None), JudgeConfig())).calibrations()
     for result, item in zip(results, chosen):
         if result["p"] is None:
             continue
-        p, floor = calibrated(item, result["p"])
+        p, floor = calibrated(item, result["p"], calibrations[item.lang])
         values = {"judge P": result["p"], "verdict": result["verdict"], "calibrated": p, "floor": floor}
         if item.dataset == "uhgeval":
             passages = Passages(item.row["retrieved_contexts"])

@@ -99,9 +99,8 @@ def hardware_speeds(llm: Any, text: str) -> tuple[float, float]:
 
 
 def localeval_worker(judge_name: str | None, threads: int) -> None:
-    from localeval.calibration import shipped_calibration
     from localeval.encoders import EncoderPool
-    from localeval.evaluation import sample_language
+    from localeval.evaluation import calibrations_for, judge_identity, sample_language
     from localeval.judge import GGUFJudge, JudgeConfig
     from localeval.metrics.options import MetricOptions
     from localeval.metrics.selection import known_metrics
@@ -117,7 +116,9 @@ def localeval_worker(judge_name: str | None, threads: int) -> None:
     executor = StepCosts(StepExecutor(judge, str(resolved.path), PromptLibrary(), config), judge)
     encoders = EncoderPool(None, None)
     metrics = [known_metrics()[name] for name in METRICS]
-    options = MetricOptions(calibrations={lang: shipped_calibration(lang) for lang in ("en", "ja", "zh")})
+    langs = ("en", "ja", "zh")
+    options = MetricOptions(calibrations=calibrations_for(PromptLibrary(), langs,
+                                                          judge_identity(resolved, config)).calibrations())
     for line in sys.stdin:
         request = json.loads(line)
         if request.get("speeds"):

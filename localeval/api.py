@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
-from localeval.calibration import Calibration
+from localeval.calibration import CalibrationFile
 from localeval.criteria import Definitions, parse_named
 from localeval.errors import ConfigError
 from localeval.dataset import Dataset
@@ -110,7 +110,7 @@ def evaluate(data: Data, metrics: Sequence[str] | str | None = None, judge: Judg
             field_map=dict(field_map or {}), lang=lang, definitions=definitions, batch_size=batch_size,
             executor=executor,
             metric_options=MetricOptions(strictness=strictness, evidence_sentences=evidence_sentences),
-            calibration=Calibration.load(Path(calibration)) if calibration else None)
+            calibration=CalibrationFile.load(Path(calibration)) if calibration else None)
         planned = plan(options)
         for name, why in planned.skipped.items():
             if not why.startswith("not in the default suite"):

@@ -1,8 +1,14 @@
-"""The bootstrap interval of a mean: one seeded function, shared by the run report and the run comparison."""
+"""Bootstrap intervals, seeded: of a mean (the run report and the run comparison) and of AUROCs (calibrate)."""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
 import numpy as np
+
+from localeval.metrics.scoring import auroc
 
 RESAMPLES = 2000
 CONFIDENCE = 0.95
@@ -25,3 +31,41 @@ def mean_interval(values: np.ndarray, resamples: int = RESAMPLES, confidence: fl
     tail = (1 - confidence) / 2 * 100
     low, high = np.percentile(means, [tail, 100 - tail])
     return float(low), float(high)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """An AUROC with its 95% bootstrap interval."""
+
+    auroc: float
+    low: float
+    high: float
+
+    def __str__(self) -> str:
+        if math.isnan(self.auroc):
+            return "n/a"
+        return f"{self.auroc:.3f} ({self.low:.3f}–{self.high:.3f})"
+
+    def as_dict(self) -> dict[str, float]:
+        return {"auroc": round(self.auroc, 4), "low": round(self.low, 4), "high": round(self.high, 4)}
+
+
+def auroc_intervals(scores: Mapping[str, Sequence[float]], truth: Sequence[bool], units: Sequence[str],
+                    resamples: int = 1000, seed: int = 0) -> dict[str, Figure]:
+    """Each scorer's AUROC with a percentile interval from resampling whole units (labels of one question
+    together, since they are not independent), the same draws for every scorer so that they compare."""
+    positive = np.array(truth, dtype=bool)
+    unit_ids = {unit: n for n, unit in enumerate(dict.fromkeys(units))}
+    unit_of = np.array([unit_ids[u] for u in units], dtype=np.int64)
+    members = [np.flatnonzero(unit_of == n) for n in range(len(unit_ids))]
+    rng = np.random.default_rng(seed)
+    draws = [np.concatenate([members[n] for n in rng.integers(0, len(members), len(members))])
+             for _ in range(resamples)] if members else []
+    tail = (1 - CONFIDENCE) / 2 * 100
+    figures = {}
+    for name, values in scores.items():
+        array = np.array(values, dtype=np.float64)
+        drawn = [a for a in (auroc(array[d], positive[d]) for d in draws) if not math.isnan(a)]
+        low, high = np.percentile(drawn, [tail, 100 - tail]) if drawn else (math.nan, math.nan)
+        figures[name] = Figure(auroc(array, positive), float(low), float(high))
+    return figures

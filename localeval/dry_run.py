@@ -23,7 +23,7 @@ import numpy as np
 from localeval.dataset import Dataset
 from localeval.encoders import Encoders
 from localeval.estimate import Cost, shared_prefix, tokens_to_process
-from localeval.evaluation import CALL_CACHE_FILE, EvaluationOptions, prepare, rows_for
+from localeval.evaluation import CALL_CACHE_FILE, EvaluationOptions, judge_identity, prepare, rows_for
 from localeval.judge import ContextOverflow, Generation, JudgeTokenizer, check_gpu_offload, load_tokenizer
 from localeval.metrics import Metric, MetricProgram, Score
 from localeval.models import file_sha256, resolve_judge
@@ -59,11 +59,12 @@ class DryRun:
 def dry_run(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric]) -> DryRun:
     """Estimate the run `run_evaluation` would make of these rows and metrics; nothing is written or loaded."""
     dataset = rows_for(dataset, metrics)
-    prepared = prepare(options, dataset, metrics)
     by_metric = {metric.name: Cost() for metric in metrics}
     if not any("judge" in metric.models for metric in metrics):
+        prepare(options, dataset, metrics)  # a broken prompt file fails the dry run as it would the run
         return DryRun(len(dataset), None, by_metric, None)
     resolved = resolve_judge(options.judge)
+    prepared = prepare(options, dataset, metrics, judge_identity(resolved, options.judge_config))
     config = options.judge_config
     check_gpu_offload(config.n_gpu_layers)
     sha256 = file_sha256(resolved.path)

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import platform
 from collections import Counter
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from importlib import metadata
@@ -13,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from localeval import criteria
-from localeval.calibration import Calibration, shipped_calibration
+from localeval.calibration import CalibrationChoice, CalibrationFile, JudgeIdentity, choose_calibrations
 from localeval.criteria import Definitions
 from localeval.dataset import Dataset, dataset_sha256, read_dataset
 from localeval.batch_scoring import BatchScorer
@@ -61,7 +62,8 @@ class EvaluationOptions:
     cross_encoder: Path | None = None  # answer_similarity scores pairs with it instead of cosine
     definitions: Definitions = field(default_factory=Definitions)  # the user's criteria and rubrics
     metric_options: MetricOptions = field(default_factory=MetricOptions)
-    calibration: Calibration | None = None  # P(supported) for every language; None: the shipped one per language
+    # P(supported) from this file wherever it covers a language; None: what was fitted for this judge, if anything
+    calibration: CalibrationFile | None = None
     # Samples scored together. Within a batch each judge step runs for every sample in a row, so the step's
     # instruction stays in the KV cache; a finished batch is written to samples.jsonl at once.
     batch_size: int = DEFAULT_BATCH
@@ -123,10 +125,15 @@ def run_evaluation(options: EvaluationOptions, dataset: Dataset, metrics: list[M
     if resolved and resolved.entry and resolved.entry.plumbing:
         log.warning("The judge %s is for testing localeval itself (%s): its scores say nothing about your data.",
                     resolved.entry.name, resolved.entry.description)
+    identity = None  # which calibrations apply: only runs that judge statement support need to know
+    if any("statement_support" in metric.steps for metric in metrics):
+        identity = (judge.identity_of() if judge is not None
+                    else judge_identity(resolved, options.judge_config) if isinstance(resolved, ResolvedModel)
+                    else _cluster_judge_identity(options))
     with RunGuard(options.out) as guard:
         if guard.unfinished:
             log.warning(guard.unfinished.describe(options.out))
-        prepared = prepare(options, dataset, metrics)
+        prepared = prepare(options, dataset, metrics, identity)
         recheck = bool(guard.unfinished and guard.unfinished.crash)
         if options.executor is not None:
             from localeval.ray_cluster import start_ray_scoring  # imports ray: only for a Ray run
@@ -155,12 +162,14 @@ class Prepared:
     langs: list[str]
     steps: list[str]
     definitions: dict[str, Definitions]
-    calibrations: dict[str, Calibration]
+    calibrations: CalibrationChoice | None  # None: no metric of the run judges statement support
     metric_options: MetricOptions
 
 
-def prepare(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric]) -> Prepared:
-    """Languages detected once per sample, every prompt file the run needs loaded (a broken one fails now)."""
+def prepare(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric],
+            judge: JudgeIdentity | None = None) -> Prepared:
+    """Languages detected once per sample, every prompt file the run needs loaded (a broken one fails now), and
+    each language's calibration for `judge`."""
     prompts = PromptLibrary(options.prompts_dir)
     lang_of = {sample.id: sample_language(sample, options.lang) for sample in dataset}
     used_langs = sorted(set(lang_of.values()))
@@ -169,12 +178,24 @@ def prepare(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric])
         for lang in used_langs:
             prompts.get(step, lang)
     definitions = criteria.by_language(prompts, used_langs, options.definitions)
-    calibrations = {lang: options.calibration or shipped_calibration(lang) for lang in used_langs}
+    calibrations = None
+    if "statement_support" in steps:
+        calibrations = calibrations_for(prompts, used_langs, judge, options.metric_options.evidence_sentences,
+                                        options.calibration)
+        for message in calibrations.warnings + [calibrations.notice] * bool(calibrations.notice):
+            log.warning(message)
     metric_options = replace(options.metric_options,
                              criteria={lang: d.criteria for lang, d in definitions.items()},
                              rubrics={lang: d.rubrics for lang, d in definitions.items()},
-                             calibrations=calibrations)
+                             calibrations=calibrations.calibrations() if calibrations else {})
     return Prepared(prompts, lang_of, used_langs, steps, definitions, calibrations, metric_options)
+
+
+def calibrations_for(prompts: PromptLibrary, langs: Sequence[str], judge: JudgeIdentity | None,
+                     evidence_sentences: int = 0, forced: CalibrationFile | None = None) -> CalibrationChoice:
+    """Each language's calibration for this judge and these statement_support prompts (see choose_calibrations)."""
+    shas = {lang: prompts.get("statement_support", lang).sha256 for lang in langs}
+    return choose_calibrations(langs, judge, shas, evidence_sentences, forced)
 
 
 class Scoring(Protocol):
@@ -227,8 +248,8 @@ def _run(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric], pr
          progress: ProgressListener | None, keep_samples: bool) -> RunResult:
     manifest = _manifest(options, dataset, metrics, prepared.prompts, prepared.steps, prepared.langs,
                          scoring.judge_manifest)
-    manifest["calibration"] = {lang: {"name": c.name, "fitted_on": c.fitted_on, "weights": c.weights, "bias": c.bias}
-                               for lang, c in prepared.calibrations.items()}
+    if prepared.calibrations is not None:
+        manifest["calibration"] = {lang: chosen.manifest() for lang, chosen in prepared.calibrations.languages.items()}
     manifest["languages"] = dict(Counter(prepared.lang_of.values()))
     manifest[FINGERPRINT_KEY] = fingerprint(_fingerprint_settings(manifest, options, prepared.definitions))
     tally = Tally([metric.name for metric in metrics])
@@ -415,6 +436,34 @@ class LoadedJudge:
     config: JudgeConfig  # as loaded: the check may have turned weight repacking off
     identity: str  # keys the call cache: the file's sha256, and the chat template's when one was given
     manifest: dict[str, Any]
+
+    def identity_of(self) -> JudgeIdentity:
+        """What a calibration must have been fitted with to apply to this judge."""
+        manifest = self.manifest
+        return JudgeIdentity(manifest.get("name") or Path(manifest.get("path", "judge")).name,
+                             manifest.get("sha256", ""), manifest.get("chat_template_sha256", ""))
+
+
+def judge_identity(resolved: ResolvedModel, config: JudgeConfig) -> JudgeIdentity:
+    """A judge file's identity without loading it: its sha256, and its chat template's (the GGUF's own unless
+    --chat-template gives one), hashed as the loaded judge hashes it."""
+    if config.chat_template is not None:
+        try:
+            template = config.chat_template.read_text(encoding="utf-8")
+        except OSError:
+            template = ""  # loading the judge reports the unreadable file
+    else:
+        template = resolved.info.chat_template or ""
+    name = resolved.entry.name if resolved.entry else resolved.path.name
+    return JudgeIdentity(name, file_sha256(resolved.path), hashlib.sha256(template.encode("utf-8")).hexdigest())
+
+
+def _cluster_judge_identity(options: EvaluationOptions) -> JudgeIdentity | None:
+    """A Ray run's judge as this machine knows it; None where the file is only on the nodes (no calibration)."""
+    try:
+        return judge_identity(resolve_judge(options.judge), options.judge_config)
+    except LocalevalError:
+        return None
 
 
 def load_judge(resolved: ResolvedModel, config: JudgeConfig, recheck: bool = False) -> LoadedJudge:

@@ -27,6 +27,8 @@ def stand_in(step: str, inputs: Mapping[str, StepInput]) -> dict[str, Any]:
     """An answer to `step` on `inputs`, as the judge would write it (its JSON object)."""
     if step == "statements":
         return {"statements": statements(str(inputs["sentence"]))}
+    if step == "answer_claim":  # the question turned around with the answer in it: about as long as the question
+        return {"statements": [(str(inputs["user_input"]).rstrip("?？") + " " + str(inputs["text"]))[:300]]}
     if step == "statement_support":
         return {"verdict": 1}
     if step in ("context_usefulness", "part_answered"):

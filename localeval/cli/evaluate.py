@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from localeval.api import plan, run
-from localeval.calibration import Calibration
+from localeval.calibration import CalibrationFile
 from localeval.cli.judge_options import (draft_tokens_option, gpu_layers_option, judge_timeout_option, n_ctx_option,
                                          threads_option)
 from localeval.criteria import Definitions, parse_named, read_definitions
@@ -62,8 +62,8 @@ _SHOWN_PROBLEMS = 10
 @click.option("--criteria-file", type=click.Path(path_type=Path, dir_okay=False),
               help="TOML file with [criteria] and [rubrics] tables of NAME = \"definition\".")
 @click.option("--calibration", type=click.Path(path_type=Path, dir_okay=False),
-              help="Calibration file for P(supported) (JSON: named weights and a bias, see calibration.py), used "
-                   "for every language (default: the packaged one per language, else the judge's own probability).")
+              help="Calibration file for P(supported), as `localeval calibrate` writes, used in every language it "
+                   "covers (default: the packaged one fitted for this judge, else the judge's own probability).")
 @click.option("--evidence-sentences", default=0, show_default=True,
               help="Statement support: the judge reads only the N context sentences that cover the statement "
                    "best (0: every context).")
@@ -118,7 +118,7 @@ def evaluate(data: Path, metric_list: str | None, judge: str | None, out: Path, 
                                 executor=RayExecutor(ray_address, ray_actors) if ray_address else None,
                                 metric_options=MetricOptions(strictness=strictness,
                                                              evidence_sentences=evidence_sentences),
-                                calibration=Calibration.load(calibration) if calibration else None)
+                                calibration=CalibrationFile.load(calibration) if calibration else None)
     planned = plan(options)
     check_gated_metrics(bounds, [metric.name for metric in planned.metrics])
     samples = f"{len(planned.dataset)} sample{'' if len(planned.dataset) == 1 else 's'}"

@@ -26,6 +26,11 @@ from localeval.untrusted import MARKER, strip_judge_format
 # were asked about; a statement whose pronoun was resolved from the previous sentence still had 0.47.
 OWN_SHARE = 0.4
 MIN_CLAIM_UNITS = 3  # a sentence of fewer words (or CJK bigrams) is not judged in place of its statements
+# The judge steps of every metric that judges a text's claims.
+CLAIM_STEPS = ("statements", "answer_claim", "statement_support")
+SHORT_ANSWER_UNITS = 4  # at most this many words (CJK bigrams) in a one-sentence text: a short answer
+SHORT_ANSWER_CHARS = 60
+_SENTENCE_ENDS = (".", "!", "?", "。", "！", "？", "．")
 
 
 def nonblank(texts: Sequence[str] | None) -> list[str]:
@@ -33,13 +38,30 @@ def nonblank(texts: Sequence[str] | None) -> list[str]:
 
 
 def statement_calls(user_input: str | None, text: str | None) -> list[Call]:
-    """One call per sentence that code splits off the text (see steps/statements.py for why).
+    """One call per sentence that code splits off the text (see steps/statements.py for why); a short answer to a
+    question, one answer_claim call that makes it the statement it is about the question.
 
     The text is split as the judge will see it, with judge-format imitations already removed: split first,
     a fake JSON verdict would reach the judge in pieces that no longer look like one.
     """
-    return [Call.of("statements", user_input=user_input or "", text=text, sentence=sentence)
-            for sentence in split_sentences(strip_judge_format(text or "")) if sentence.replace(MARKER, "").strip()]
+    sentences = [s for s in split_sentences(strip_judge_format(text or "")) if s.replace(MARKER, "").strip()]
+    if user_input and user_input.strip() and len(sentences) == 1 and is_short_answer(sentences[0]):
+        return [Call.of("answer_claim", user_input=user_input, text=sentences[0])]
+    return [Call.of("statements", user_input=user_input or "", text=text, sentence=sentence) for sentence in sentences]
+
+
+def is_short_answer(sentence: str) -> bool:
+    """A name, a number or a phrase, not a sentence: "Arthur's Magazine", "6.213 km long", "3776メートル", "Bobby Darin."
+
+    At most SHORT_ANSWER_UNITS words (CJK bigrams) in a few characters, and no full stop, unless it is one or two
+    words ("Rome is in Italy." states a claim on its own; "Bobby Darin." does not).
+    """
+    text = sentence.strip()
+    found = units(text)
+    if len(text) > SHORT_ANSWER_CHARS or len(found) > SHORT_ANSWER_UNITS:
+        return False
+    ends_sentence = text.rstrip("\"'”’」』)）").endswith(_SENTENCE_ENDS)
+    return not ends_sentence or (len(text.split()) <= 2 and len(found) <= 2)
 
 
 def support(contexts: Sequence[str], statement: str) -> Call:
@@ -72,7 +94,7 @@ def _claims(calls: Sequence[Call], outputs: Sequence[Statements]) -> list[Claim]
     to claim anything ("Hello!"). A sentence for which the judge wrote no statement at all makes no
     claim ("Here is the answer.").
     """
-    sentences = [str(call.input_dict()["sentence"]) for call in calls]
+    sentences = [str(call.input_dict().get("sentence", call.input_dict()["text"])) for call in calls]
     sentence_units = [units(sentence) for sentence in sentences]
     seen: set[str] = set()
     claims = []

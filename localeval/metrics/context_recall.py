@@ -1,13 +1,13 @@
 """Context recall: how much of the reference the retrieved contexts support."""
 
 from localeval.metrics.base import MetricProgram, metric
-from localeval.metrics.claims import supported_share
+from localeval.metrics.claims import CLAIM_STEPS, supported_share
 from localeval.metrics.options import DEFAULT_OPTIONS, MetricOptions
 from localeval.samples import Sample
 
 
 @metric("context_recall", required=("user_input", "retrieved_contexts", "reference"),
-        steps=("statements", "statement_support"), models=("judge",))
+        steps=CLAIM_STEPS, models=("judge",))
 def context_recall(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS) -> MetricProgram:
     """Expected share of the reference's statements that the retrieved contexts support: the mean P(supported).
 

@@ -1,13 +1,13 @@
 """Faithfulness: the expected share of the response's statements that the retrieved contexts support."""
 
 from localeval.metrics.base import MetricProgram, metric
-from localeval.metrics.claims import supported_share
+from localeval.metrics.claims import CLAIM_STEPS, supported_share
 from localeval.metrics.options import DEFAULT_OPTIONS, MetricOptions
 from localeval.samples import Sample
 
 
 @metric("faithfulness", required=("user_input", "response", "retrieved_contexts"),
-        steps=("statements", "statement_support"), models=("judge",))
+        steps=CLAIM_STEPS, models=("judge",))
 def faithfulness(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS) -> MetricProgram:
     """Expected share of the response's statements that the retrieved contexts support: the mean P(supported)."""
     return (yield from supported_share(sample.user_input, sample.response, sample.retrieved_contexts, "statements",

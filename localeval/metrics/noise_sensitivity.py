@@ -9,13 +9,13 @@ Lower is better.
 from __future__ import annotations
 
 from localeval.metrics.base import MetricProgram, Score, metric
-from localeval.metrics.claims import claims_of_both, judged, nonblank
+from localeval.metrics.claims import CLAIM_STEPS, claims_of_both, judged, nonblank
 from localeval.metrics.options import DEFAULT_OPTIONS, MetricOptions
 from localeval.metrics.scoring import noise_shares
 from localeval.samples import Sample
 
 _FIELDS = ("user_input", "response", "reference", "retrieved_contexts")
-_STEPS = ("statements", "statement_support")
+_STEPS = CLAIM_STEPS
 
 
 def _noise(sample: Sample, options: MetricOptions, which: str) -> MetricProgram:

@@ -30,3 +30,16 @@ STATEMENTS = Step(
     restates=Restates(input_name="sentence", output_field="statements", factor=1.0, slack=40, tokens_per_char=3),
     fit=Fit("text", query=("sentence",)),
 )
+
+# A short answer ("Arthur's Magazine", "1889") claims something only together with its question: alone, a
+# name that the contexts mention is "supported" whether or not it answers the question.
+ANSWER_CLAIM = Step(
+    name="answer_claim",
+    inputs=("user_input", "text"),
+    output=Statements,
+    max_tokens=96,
+    description="Write a short answer (a name, a number, a phrase) as the statement it makes about the question.",
+    # The statement is the answer with words of the question around it: room for a question of 200 characters.
+    restates=Restates(input_name="text", output_field="statements", factor=1.0, slack=200, tokens_per_char=3),
+    fit=Fit("user_input", query=("text",)),
+)

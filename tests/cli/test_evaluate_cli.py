@@ -43,7 +43,7 @@ def test_evaluate_writes_samples_summary_and_manifest(example_run):
     assert manifest["judge"]["sha256"] == "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
     assert manifest["judge"]["name"] == "smollm2-135m"
     assert set(manifest["prompts"]) == {f"en/{step}" for step in (
-        "statements", "statement_support", "questions", "question_parts", "part_answered", "response_focus",
+        "statements", "answer_claim", "statement_support", "questions", "question_parts", "part_answered", "response_focus",
         "context_usefulness", "sentence_relevance", "entities", "critique")}
     assert manifest["encoders"]["embedder_by_language"] == {
         "en": f"all-minilm-l6-v2 ({resolve_embedder_dir('all-minilm-l6-v2')})"}

@@ -15,6 +15,7 @@ from conftest import write_jsonl
 from fakes import FakeJudge, as_json
 
 from localeval import evaluation
+from localeval.calibration import JudgeIdentity
 from localeval.cli import evaluate as evaluate_command
 from localeval.cli import main
 from localeval.models import ResolvedModel, resolve_embedder_dir
@@ -45,6 +46,9 @@ def data(tmp_path: Path) -> Path:
     return write_jsonl(tmp_path / "data.jsonl", [GOOD_ROW])
 
 
+FAKE_IDENTITY = JudgeIdentity("fake", "0" * 64, "0" * 64)
+
+
 @pytest.fixture
 def judge_replying(monkeypatch: pytest.MonkeyPatch):
     """Install a FakeJudge in place of the GGUF judge that `evaluate` would check and load."""
@@ -54,6 +58,7 @@ def judge_replying(monkeypatch: pytest.MonkeyPatch):
             return evaluation.LoadedJudge(judge, config, "fake-judge", {"name": "fake"})
 
         monkeypatch.setattr(evaluation, "resolve_judge", lambda name: ResolvedModel(Path("fake.gguf"), None, None))
+        monkeypatch.setattr(evaluation, "judge_identity", lambda resolved, config: FAKE_IDENTITY)
         monkeypatch.setattr(evaluation, "load_judge", load)
         return judge
 
@@ -165,7 +170,7 @@ def test_judge_settings_out_of_range_are_usage_errors(data, tmp_path, option, va
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("command", [["doctor", "--threads", "0"], ["calibrate", "x.jsonl", "--out", "c.json",
+@pytest.mark.parametrize("command", [["doctor", "--threads", "0"], ["calibrate", "x.jsonl", "--out", "c",
                                                                       "--n-ctx", "100"]])
 def test_other_judge_commands_check_the_same_ranges(command):
     result = CliRunner().invoke(main, command)

@@ -45,7 +45,7 @@ def test_each_language_gets_its_own_prompts_and_ja_zh_a_multilingual_embedder(mi
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["languages"] == {"en": 1, "ja": 1, "zh": 1}
     assert set(manifest["prompts"]) == {f"{lang}/{step}" for lang in ("en", "ja", "zh")
-                                        for step in ("statements", "statement_support")}
+                                        for step in ("statements", "answer_claim", "statement_support")}
     embedders = manifest["encoders"]["embedder_by_language"]
     assert "multilingual-e5-small" in embedders["ja"] and embedders["ja"] == embedders["zh"]
     assert "multilingual-e5-small" not in embedders["en"]
@@ -63,10 +63,12 @@ def test_forced_language_overrides_detection(tmp_path):
 
 
 @pytest.mark.slow
-def test_the_manifest_records_each_languages_calibration(mixed_run):
-    _, out = mixed_run
+def test_the_manifest_records_each_languages_calibration_and_the_run_says_where_none_fits(mixed_run):
+    result, out = mixed_run
     calibration = json.loads((out / "manifest.json").read_text())["calibration"]
-    assert calibration["ja"]["name"] == "ja-dev" and "jhars_dev.jsonl" in calibration["ja"]["fitted_on"]
-    assert calibration["zh"]["name"] == "zh-dev" and "uhgeval_dev.jsonl" in calibration["zh"]["fitted_on"]
-    assert calibration["en"]["name"] == "judge probability (uncalibrated)"
-    assert calibration["en"]["weights"] == {}
+    for lang in ("en", "ja", "zh"):  # nothing is fitted for the plumbing judge
+        assert calibration[lang]["name"] == "judge probability (uncalibrated)"
+        assert calibration[lang]["file"] is None and calibration[lang]["factors"] == []
+        assert calibration[lang]["why"] == "no calibration fitted for this judge"
+    assert ("No calibration for the judge smollm2-135m in en, ja, zh: P(supported) there is the judge's own "
+            "probability. `localeval calibrate LABELLED.jsonl --judge smollm2-135m --out DIR` fits one") in result.output

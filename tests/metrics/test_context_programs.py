@@ -35,7 +35,7 @@ def verdicts(*flags: int) -> list[Verdict]:
     (context_utilization, "context_utilization", ("user_input", "retrieved_contexts", "response"),
      ("context_usefulness",)),
     (context_recall, "context_recall", ("user_input", "retrieved_contexts", "reference"),
-     ("statements", "statement_support")),
+     ("statements", "answer_claim", "statement_support")),
     (context_relevancy, "context_relevancy", ("user_input", "retrieved_contexts"), ("sentence_relevance",)),
     (context_entity_recall, "context_entity_recall", ("reference", "retrieved_contexts"), ("entities",)),
 ])

@@ -59,7 +59,7 @@ def test_declarations():
     for metric in ALL:
         assert METRICS[metric.name] is metric
         assert (metric.required, metric.steps) == (("user_input", "response", "reference"),
-                                                   ("statements", "statement_support"))
+                                                   ("statements", "answer_claim", "statement_support"))
     assert answer_correctness.models == ("judge", "embedder")
     assert factual_correctness.models == ("judge",)
 

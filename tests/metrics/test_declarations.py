@@ -32,9 +32,11 @@ from localeval.steps.verdicts import CritiqueAnswer, SupportVerdict, Verdict
 BUILT_IN = criteria.by_language(PromptLibrary(), ["en"], criteria.Definitions())["en"]
 OPTIONS = MetricOptions(criteria={"en": BUILT_IN.criteria}, rubrics={"en": BUILT_IN.rubrics})
 ROW = {"user_input": "What is the capital of France?", "response": "Paris is the capital. It is large.",
-       "reference": "Paris is the capital of France.", "retrieved_contexts": ("Paris is the capital of France.",),
+       "reference": "Paris is the capital of France. It lies on the Seine.",
+       "retrieved_contexts": ("Paris is the capital of France.",),
        "reference_contexts": ("Paris is the capital of France.",), "retrieved_context_ids": ("d1",),
        "reference_context_ids": ("d1",)}
+SHORT_ANSWERS = {**ROW, "response": "Paris", "reference": "Paris"}
 
 
 class ReadLog(dict):
@@ -70,6 +72,7 @@ def canned(call: Call) -> object:
     inputs = call.input_dict()
     outputs = {
         "statements": lambda: Statements(statements=[inputs["sentence"]]),
+        "answer_claim": lambda: Statements(statements=[f"The capital of France is {inputs['text']}."]),
         "statement_support": lambda: SupportVerdict(verdict=1, probability=0.9),
         "context_usefulness": lambda: Verdict(reason="Used.", verdict=1, probability=0.9),
         "critique": lambda: CritiqueAnswer(answer="yes", reason="Fine."),
@@ -101,9 +104,9 @@ def answer(request: object, trace: Trace) -> object:
     return np.full(len(request.pairs), 0.8)
 
 
-def run_to_score(metric: Metric) -> tuple[Score, Trace]:
-    trace = Trace()
-    sample = RecordingSample("q1", 1, **ROW, extra=ReadLog({RUBRIC_FIELD: "1: wrong. 5: right."}, trace.read))
+def run_to_score(metric: Metric, row: dict = ROW, trace: Trace | None = None) -> tuple[Score, Trace]:
+    trace = trace or Trace()
+    sample = RecordingSample("q1", 1, **row, extra=ReadLog({RUBRIC_FIELD: "1: wrong. 5: right."}, trace.read))
     program = metric.compute(sample, OPTIONS)
     if isinstance(program, Score):
         return program, trace
@@ -120,6 +123,8 @@ def test_a_metric_reads_calls_and_asks_for_exactly_what_it_declares(metric):
     score, trace = run_to_score(metric)
     assert not score.is_nan, score
     assert metric.score_range[0] <= score.value <= metric.score_range[1]
+    short, trace = run_to_score(metric, SHORT_ANSWERS, trace)  # a step some texts need: answer_claim
+    assert not short.is_nan, short
     assert trace.read == set(metric.required) | set(metric.optional)
     assert trace.steps == set(metric.steps)
     assert trace.models == set(metric.models)

@@ -7,12 +7,14 @@ import math
 import pytest
 from programs import brief, finish, per_sentence, view
 
-from localeval.calibration import Calibration
+from localeval.calibration import Calibration, Factor
 from localeval.metrics import METRICS
+from localeval.metrics.claims import is_short_answer
 from localeval.metrics.faithfulness import faithfulness
 from localeval.metrics.options import MetricOptions
 from localeval.samples import Sample
 from localeval.steps import Call
+from localeval.steps.statements import Statements
 from localeval.steps.verdicts import SupportVerdict
 
 CONTEXTS = ("Paris is the capital of France. It has 2.1 million inhabitants.",)
@@ -32,7 +34,7 @@ def test_declaration():
     assert METRICS["faithfulness"] is faithfulness
     assert (faithfulness.name, faithfulness.required, faithfulness.steps, faithfulness.models,
             faithfulness.score_range) == (
-        "faithfulness", ("user_input", "response", "retrieved_contexts"), ("statements", "statement_support"),
+        "faithfulness", ("user_input", "response", "retrieved_contexts"), ("statements", "answer_claim", "statement_support"),
         ("judge",), (0.0, 1.0))
 
 
@@ -143,7 +145,7 @@ def test_the_score_is_the_mean_of_the_judge_probabilities_without_a_calibration(
 
 
 def test_a_calibration_combines_the_judge_with_the_grounding_signals():
-    calibration = Calibration("test", {"judge_logit": 1.0, "uncovered_number": -3.0}, bias=0.5)
+    calibration = Calibration("test", "additive", (Factor({"judge_logit": 1.0, "uncovered_number": -3.0}, 0.5),))
     options = MetricOptions(lang="en", calibrations={"en": calibration})
     program = faithfulness.compute(sample(), options)
     next(program)
@@ -160,3 +162,20 @@ def test_with_evidence_sentences_the_judge_reads_only_those():
     next(program)
     calls = program.send(per_sentence(["Paris has 2.1 million people."]))
     assert calls == [support("Paris has 2.1 million people.", ("It has 2.1 million inhabitants.",))]
+
+
+@pytest.mark.parametrize(("text", "short"), [
+    ("Arthur's Magazine", True), ("6.213 km long", True), ("3776メートル", True), ("Bobby Darin.", True),
+    ("「東京」", True), ("Rome is in Italy.", False), ("Water boils at 50 degrees.", False),
+    ("The main product of Fremantle Octopus is octopus.'", False), ("富士山の高さは5000メートルです。", False),
+    ("Long " * 40, False)])
+def test_a_short_answer_is_a_phrase_not_a_sentence(text, short):
+    assert is_short_answer(text) == short
+
+
+def test_a_short_answer_is_judged_as_the_claim_it_makes_about_the_question():
+    program = faithfulness.compute(sample(response="Arthur's Magazine"), MetricOptions())
+    calls = next(program)
+    assert calls == [Call.of("answer_claim", user_input=QUESTION, text="Arthur's Magazine")]
+    calls = program.send([Statements(statements=["Arthur's Magazine started first."])])
+    assert [call.input_dict()["statement"] for call in calls] == ["Arthur's Magazine started first."]

@@ -35,7 +35,7 @@ def test_declarations():
     for metric in BOTH:
         assert METRICS[metric.name] is metric
         assert metric.required == ("user_input", "response", "reference", "retrieved_contexts")
-        assert metric.steps == ("statements", "statement_support")
+        assert metric.steps == ("statements", "answer_claim", "statement_support")
 
 
 def verdicts_with(*probabilities: float) -> list[SupportVerdict]:
