@@ -230,7 +230,7 @@ def calibrate(rows: Sequence[LabelledRow], per_row: Sequence[Sequence[dict]], na
             factors = _fit_rows([i for i in range(len(rows)) if fold_of[i] != fold], features, groups, form)
             model = Calibration(name, form, factors)
             for i in (i for i in range(len(rows)) if fold_of[i] == fold):
-                cv[form][i] = [_p(model, f) for f in features[i]]
+                cv[form][i] = [model.p_of(f) for f in features[i]]
         forms[form] = Calibration(name, form, _fit_rows(range(len(rows)), features, groups, form), fitted_on)
     scorers: dict[str, list[list[float]]] = {"judge": [[s["judge_p"] for s in st] for st in per_row], **cv}
     agreement = _agreement(rows, per_row, groups, scorers, units, seed, range(len(rows)))
@@ -247,10 +247,6 @@ def calibrate(rows: Sequence[LabelledRow], per_row: Sequence[Sequence[dict]], na
 
 def _unit(row: LabelledRow) -> str:
     return json.dumps([row.user_input, row.retrieved_contexts], ensure_ascii=False)
-
-
-def _p(model: Calibration, features: dict[str, float]) -> float:
-    return math.prod(factor.p(features) for factor in model.factors)
 
 
 def _fit_rows(indices: Sequence[int], features: Sequence[Sequence[dict[str, float]]],

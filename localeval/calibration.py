@@ -82,9 +82,10 @@ class Calibration:
                                   f"(known: {', '.join(FEATURES)}).")
 
     def p_supported(self, signals: Signals) -> float:
-        if not self.factors:
-            return signals.judge_p
-        features = signals.features()
+        return self.p_of(signals.features()) if self.factors else signals.judge_p
+
+    def p_of(self, features: Mapping[str, float]) -> float:
+        """The product of the factors on a statement's features (Signals.features)."""
         return math.prod(factor.p(features) for factor in self.factors)
 
     def as_dict(self) -> dict[str, Any]:

@@ -439,9 +439,13 @@ class LoadedJudge:
 
     def identity_of(self) -> JudgeIdentity:
         """What a calibration must have been fitted with to apply to this judge."""
-        manifest = self.manifest
-        return JudgeIdentity(manifest.get("name") or Path(manifest.get("path", "judge")).name,
-                             manifest.get("sha256", ""), manifest.get("chat_template_sha256", ""))
+        return identity_in_manifest(self.manifest)
+
+
+def identity_in_manifest(manifest: Mapping[str, Any]) -> JudgeIdentity:
+    """A loaded judge's identity as its run's manifest records it."""
+    return JudgeIdentity(manifest.get("name") or Path(manifest.get("path", "judge")).name,
+                         manifest.get("sha256", ""), manifest.get("chat_template_sha256", ""))
 
 
 def judge_identity(resolved: ResolvedModel, config: JudgeConfig) -> JudgeIdentity:

@@ -18,7 +18,7 @@ from localeval.calibration import UNCALIBRATED, CalibrationFile, JudgeIdentity
 from localeval.cli.judge_options import gpu_layers_option, n_ctx_option, threads_option
 from localeval.dataset import read_dataset
 from localeval.errors import ConfigError
-from localeval.evaluation import EvaluationOptions, run_evaluation
+from localeval.evaluation import EvaluationOptions, identity_in_manifest, run_evaluation
 from localeval.judge import JudgeConfig
 from localeval.metrics import METRICS
 from localeval.metrics.options import MetricOptions
@@ -115,9 +115,7 @@ def _judged(sets: Sequence[Labelled], judge: str, config: JudgeConfig, evidence_
     if not by_lang:
         raise ConfigError("No row could be scored (every faithfulness score is NaN); see "
                           f"{options.out / 'samples.jsonl'} for the reasons.")
-    manifest = run.manifest["judge"]
-    identity = JudgeIdentity(manifest["name"] or Path(manifest["path"]).name, manifest["sha256"],
-                             manifest["chat_template_sha256"])
+    identity = identity_in_manifest(run.manifest["judge"])
     prompts = {lang: run.manifest["prompts"][f"{lang}/statement_support"]["sha256"] for lang in by_lang}
     return by_lang, identity, prompts
 
