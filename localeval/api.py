@@ -23,7 +23,7 @@ from localeval.errors import ConfigError
 from localeval.dataset import Dataset
 from localeval.encoders import EncoderPool
 from localeval.evaluation import (DEFAULT_BATCH, EvaluationOptions, LoadedJudge, choose_for_dataset,
-                                  load_dataset, load_judge, rows_for, run_evaluation)
+                                  load_dataset, load_judge, load_server_judge, rows_for, run_evaluation)
 from localeval.judge import JudgeConfig
 from localeval.metrics import Metric
 from localeval.metrics.options import MetricOptions
@@ -31,6 +31,7 @@ from localeval.models import resolve_judge
 from localeval.progress import ProgressListener
 from localeval.ray_cluster import RayExecutor
 from localeval.results import RunResult
+from localeval.server_judge import is_server_url
 
 if TYPE_CHECKING:
     import pandas
@@ -40,18 +41,22 @@ Data = Union[str, Path, Iterable[Mapping[str, Any]], "pandas.DataFrame"]
 
 
 class Judge:
-    """A judge GGUF, checked and loaded once: pass it to any number of `evaluate` calls.
+    """A judge, checked and loaded once: pass it to any number of `evaluate` calls.
 
-    `model` is a file path or a registry name (`localeval models list`); None is the registry's default judge.
+    `model` is a GGUF file path, a registry name (`localeval models list`) or an OpenAI-compatible server's URL
+    (`http://HOST:PORT/v1`, with `#MODEL` where it serves several; its key read from the environment variable
+    `api_key_env`); None is the registry's default judge.
     """
 
     def __init__(self, model: str | Path | None = None, *, n_ctx: int = 8192, threads: int | None = None,
                  gpu_layers: int = 0, seed: int = 0, temperature: float = 0.0, chat_template: str | Path | None = None,
-                 timeout: float | None = None, draft_tokens: int = 3) -> None:
+                 timeout: float | None = None, draft_tokens: int = 3, api_key_env: str | None = None) -> None:
         config = JudgeConfig(n_ctx=n_ctx, n_threads=threads, n_gpu_layers=gpu_layers, seed=seed,
                              temperature=temperature, timeout=timeout, draft_tokens=draft_tokens,
-                             chat_template=Path(chat_template) if chat_template else None)
-        self.loaded: LoadedJudge = load_judge(resolve_judge(None if model is None else str(model)), config)
+                             chat_template=Path(chat_template) if chat_template else None, api_key_env=api_key_env)
+        spec = None if model is None else str(model)
+        self.loaded: LoadedJudge = (load_server_judge(spec, config) if is_server_url(spec)
+                                    else load_judge(resolve_judge(spec), config))
         # llama-cpp-python frees the model in __del__, which fails noisily once the interpreter is being torn down.
         atexit.register(self.close)
 
@@ -60,11 +65,15 @@ class Judge:
         self.loaded.judge.close()
 
     @property
-    def path(self) -> Path:
-        return Path(self.loaded.manifest["path"])
+    def path(self) -> Path | None:
+        """The GGUF file; None for a server judge."""
+        return Path(self.loaded.manifest["path"]) if "path" in self.loaded.manifest else None
 
     def __repr__(self) -> str:
-        return f"Judge({str(self.path)!r}, sha256={self.loaded.manifest['sha256'][:12]}…)"
+        manifest = self.loaded.manifest
+        if "url" in manifest:
+            return f"Judge({manifest['url'] + '#' + manifest['name']!r})"
+        return f"Judge({str(self.path)!r}, sha256={manifest['sha256'][:12]}…)"
 
 
 class Embedders:
@@ -91,7 +100,8 @@ def evaluate(data: Data, metrics: Sequence[str] | str | None = None, judge: Judg
     with the dataset fields (user_input, response, retrieved_contexts, reference, ...; `field_map` renames others).
     `metrics`: names, or a comma-separated string; None is the default suite the data has fields for.
     `judge`: a `Judge` to reuse, or a path or registry name loaded for this call only; `judge_options`
-    (n_ctx, threads, gpu_layers, seed, temperature, chat_template, timeout, draft_tokens) apply to the latter.
+    (n_ctx, threads, gpu_layers, seed, temperature, chat_template, timeout, draft_tokens, api_key_env) apply to the
+    latter.
     `keep_samples=False` keeps per-sample results in `out` only, for datasets too large for memory.
     `executor=RayExecutor("local" | "auto" | address)` scores on a Ray cluster, each actor loading the judge
     and embedders named here (a loaded `Judge` or `Embedders` cannot travel).
@@ -191,7 +201,7 @@ def _pairs(named: Mapping[str, str] | None) -> list[str]:
 def _judge_config(options: dict[str, Any]) -> JudgeConfig:
     known = {"n_ctx": "n_ctx", "threads": "n_threads", "gpu_layers": "n_gpu_layers", "seed": "seed",
              "temperature": "temperature", "chat_template": "chat_template", "timeout": "timeout",
-             "draft_tokens": "draft_tokens"}
+             "draft_tokens": "draft_tokens", "api_key_env": "api_key_env"}
     if unknown := sorted(set(options) - set(known)):
         raise ConfigError(f"Unknown option(s) for evaluate: {', '.join(unknown)}; judge options: "
                           f"{', '.join(known)}.")

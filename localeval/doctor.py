@@ -17,6 +17,7 @@ from localeval.errors import LocalevalError
 from localeval.judge import JudgeConfig
 from localeval.judge_check import REBUILD, JudgeCheck, check_with_fallback, explain_attempts
 from localeval.models import ModelStatus, check_gguf, load_registry, model_statuses, resolve_judge
+from localeval.server_judge import connect, is_server_url
 from localeval.system import cpu, llama_build
 
 OK, WARN, FAIL, INFO = "ok", "warn", "FAIL", "info"
@@ -114,12 +115,29 @@ def _embedder_findings(statuses: list[ModelStatus]) -> Iterator[Finding]:
                       f"{vectors.shape[1]}-d vectors, loaded and run in {time.perf_counter() - started:.1f} s", OK)
 
 
+def _server_finding(url: str, config: JudgeConfig) -> Finding:
+    """Whether the server answers, serves the model, enforces a schema and returns logprobs."""
+    try:
+        judge = connect(url, config)
+    except LocalevalError as error:
+        return Finding("judge", url, str(error), FAIL)
+    found = (f"{judge.model} at {judge.base_url}, {judge.n_ctx}-token context; answers held to the step's schema "
+             f"by response_format {judge.schema_form}")
+    if judge.logprobs:
+        return Finding("judge", judge.model, f"{found}; P(supported) from its logprobs", OK)
+    return Finding("judge", judge.model, f"{found}; it returns no logprobs, so P(supported) is the written verdict "
+                                         "(0 or 1) and scores are coarser", WARN)
+
+
 def _judge_findings(judge: str | None, statuses: list[ModelStatus], config: JudgeConfig,
                     check_command: list[str] | None) -> Iterator[Finding]:
     name = judge or _installed_judge(statuses)
     if name is None:
         yield Finding("judge", "judge", "no judge is installed: run scripts/setup.sh, or "
                                         "`localeval models install NAME` (see `localeval models list`)", FAIL)
+        return
+    if is_server_url(name):
+        yield _server_finding(name, config)
         return
     try:
         resolved = resolve_judge(name)

@@ -22,6 +22,7 @@ import numpy as np
 
 from localeval.dataset import Dataset
 from localeval.encoders import Encoders
+from localeval.errors import ConfigError
 from localeval.estimate import Cost, shared_prefix, tokens_to_process
 from localeval.evaluation import CALL_CACHE_FILE, EvaluationOptions, judge_identity, prepare, rows_for
 from localeval.judge import ContextOverflow, Generation, JudgeTokenizer, check_gpu_offload, load_tokenizer
@@ -31,6 +32,7 @@ from localeval.prefix_states import worth_keeping
 from localeval.progress import format_duration
 from localeval.runner import run_metrics
 from localeval.samples import Sample
+from localeval.server_judge import is_server_url
 from localeval.speeds import KnownSpeeds, key_for, speeds_for
 from localeval.stand_in import stand_in
 from localeval.step_executor import CallCache, StepExecutor, StepOutcome
@@ -63,6 +65,9 @@ def dry_run(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric])
     if not any("judge" in metric.models for metric in metrics):
         prepare(options, dataset, metrics)  # a broken prompt file fails the dry run as it would the run
         return DryRun(len(dataset), None, by_metric, None)
+    if is_server_url(options.judge):
+        raise ConfigError("--dry-run estimates from the judge's GGUF tokenizer and its measured speeds on this "
+                          "machine, which a server judge does not have here: run a few rows instead.")
     resolved = resolve_judge(options.judge)
     prepared = prepare(options, dataset, metrics, judge_identity(resolved, options.judge_config))
     config = options.judge_config

@@ -35,6 +35,7 @@ from localeval.run_guard import RunGuard
 from localeval.runner import SampleScores
 from localeval.sample_log import FINGERPRINT_KEY, SampleLog, fingerprint
 from localeval.samples import Sample
+from localeval.server_judge import ServerJudge, connect, is_server_url
 from localeval.speeds import key_for, measured, remember
 from localeval.step_executor import CallCache, CallUsage, StepExecutor
 from localeval.text import detect_language
@@ -119,6 +120,8 @@ def run_evaluation(options: EvaluationOptions, dataset: Dataset, metrics: list[M
     if options.executor is not None and (judge is not None or encoders is not None):
         raise ConfigError("A Ray run loads the judge and embedders on each actor: name them (a path or a registry "
                           "name) instead of passing models loaded in this process.")
+    if needs_judge and judge is None and options.executor is None and is_server_url(options.judge):
+        judge = load_server_judge(str(options.judge), options.judge_config)  # reachable and schema-bound, or stop
     # On a cluster the nodes need the judge file, not this process: each actor checks it against the registry.
     resolved = (resolve_judge(options.judge) if needs_judge and judge is None and options.executor is None
                 else None)
@@ -432,9 +435,10 @@ def _require_rows(dataset: Dataset) -> Dataset:
 class LoadedJudge:
     """A checked judge in memory, with what the call cache and the manifest know it by."""
 
-    judge: GGUFJudge
+    judge: GGUFJudge | ServerJudge
     config: JudgeConfig  # as loaded: the check may have turned weight repacking off
-    identity: str  # keys the call cache: the file's sha256, and the chat template's when one was given
+    # keys the call cache: the file's sha256, and the chat template's when one was given; a server's URL and model
+    identity: str
     manifest: dict[str, Any]
 
     def identity_of(self) -> JudgeIdentity:
@@ -465,6 +469,8 @@ def judge_identity(resolved: ResolvedModel, config: JudgeConfig) -> JudgeIdentit
 def _cluster_judge_identity(options: EvaluationOptions) -> JudgeIdentity | None:
     """A Ray run's judge as this machine knows it; None where the file is only on the nodes (no calibration)."""
     try:
+        if is_server_url(options.judge):
+            return load_server_judge(str(options.judge), options.judge_config).identity_of()
         return judge_identity(resolve_judge(options.judge), options.judge_config)
     except LocalevalError:
         return None
@@ -486,8 +492,22 @@ def load_judge(resolved: ResolvedModel, config: JudgeConfig, recheck: bool = Fal
                 "size": info.size, "architecture": info.architecture,
                 "chat_template": str(config.chat_template or "from GGUF metadata"),
                 "chat_template_sha256": judge.template_sha256,
-                "config": {**vars(config), "chat_template": None, "n_threads": config.threads(), "n_ctx": judge.n_ctx}}
+                "config": {**_settings(config), "chat_template": None, "n_threads": config.threads(),
+                           "n_ctx": judge.n_ctx}}
     return LoadedJudge(judge, config, sha256 + template, manifest)
+
+
+def _settings(config: JudgeConfig) -> dict[str, Any]:
+    """The judge's settings as the manifest records them: the name of the API key's variable is no setting."""
+    return {key: value for key, value in vars(config).items() if key != "api_key_env"}
+
+
+def load_server_judge(url: str, config: JudgeConfig) -> LoadedJudge:
+    """A judge on an OpenAI-compatible server, checked before any work (see server_judge.connect)."""
+    judge = connect(url, config)
+    settings = {key: getattr(config, key) for key in ("seed", "temperature", "vote_temperature", "timeout")}
+    manifest = {**judge.manifest(), "config": {**settings, "n_ctx": judge.n_ctx}}
+    return LoadedJudge(judge, config, judge.identity, manifest)
 
 
 def _manifest(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric], prompts: PromptLibrary,

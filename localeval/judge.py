@@ -38,6 +38,8 @@ class JudgeConfig:
     draft_tokens: int = 3
     # RAM for the KV states of the steps' instructions and examples (prefix_states.py); 0: none kept.
     prefix_state_mib: int = 256
+    # A server judge's API key is read from this environment variable; the key itself is never stored.
+    api_key_env: str | None = None
 
     def threads(self) -> int:
         return self.n_threads or len(os.sched_getaffinity(0))

@@ -30,7 +30,7 @@ from localeval.batch_scoring import BatchScorer
 from localeval.encoders import EncoderPool
 from localeval.errors import ConfigError, LocalevalError, ModelFileError
 from localeval.evaluation import (CALL_CACHE_FILE, EvaluationOptions, LoadedJudge, Prepared, load_judge,
-                                  remember_speeds, version_of)
+                                  load_server_judge, remember_speeds, version_of)
 from localeval.judge import JudgeConfig
 from localeval.metrics import Metric
 from localeval.metrics.options import MetricOptions
@@ -38,6 +38,7 @@ from localeval.models import file_sha256, load_registry, looks_like_path, resolv
 from localeval.prompts import PromptLibrary
 from localeval.runner import SampleScores
 from localeval.samples import Sample
+from localeval.server_judge import is_server_url
 from localeval.step_executor import CallCache, CallUsage, StepExecutor
 
 log = logging.getLogger("localeval")
@@ -135,7 +136,10 @@ def node_name() -> str:
 
 def load_judge_on_node(name_or_path: str | None, config: JudgeConfig, expected_sha256: str | None,
                        recheck: bool) -> LoadedJudge:
-    """The node's own copy of the judge, hashed and compared before llama.cpp loads it."""
+    """The node's own copy of the judge, hashed and compared before llama.cpp loads it; or the judge server, which
+    every node reaches at the same URL."""
+    if is_server_url(name_or_path):
+        return load_server_judge(str(name_or_path), config)
     resolved = resolve_judge(name_or_path)
     if expected_sha256 is not None and (found := file_sha256(resolved.path)) != expected_sha256:
         raise ModelFileError(f"{resolved.path} has sha256 {found}, but the run's judge has {expected_sha256}: "

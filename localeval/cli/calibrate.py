@@ -15,7 +15,8 @@ import click
 from localeval.calibrate import Agreement, LabelledRow, format_table, read_labelled
 from localeval.calibrate import calibrate as fit
 from localeval.calibration import UNCALIBRATED, CalibrationFile, JudgeIdentity
-from localeval.cli.judge_options import gpu_layers_option, n_ctx_option, threads_option
+from localeval.cli.judge_options import (JUDGE_HELP, gpu_layers_option, judge_api_key_env_option, n_ctx_option,
+                                         threads_option)
 from localeval.dataset import read_dataset
 from localeval.errors import ConfigError
 from localeval.evaluation import EvaluationOptions, identity_in_manifest, run_evaluation
@@ -23,6 +24,7 @@ from localeval.judge import JudgeConfig
 from localeval.metrics import METRICS
 from localeval.metrics.options import MetricOptions
 from localeval.models import load_registry
+from localeval.server_judge import is_server_url
 
 
 @dataclass(frozen=True)
@@ -34,8 +36,8 @@ class Labelled:
 @click.command()
 @click.argument("labelled", nargs=-1, required=True, type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--judge", "judges", multiple=True,
-              help="Judge GGUF: a file path or a registry name; repeat to compare judges (default: the registry's "
-                   "default judge).")
+              help=f"{JUDGE_HELP}; repeat to compare judges (default: the registry's default judge).")
+@judge_api_key_env_option
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), required=True,
               help="Folder for one calibration file per judge (JUDGE.json; use it with `localeval evaluate "
                    "--calibration`) and each judge's faithfulness run (JUDGE-results/; a rerun reuses its judge calls).")
@@ -46,8 +48,8 @@ class Labelled:
 @n_ctx_option
 @threads_option
 @gpu_layers_option
-def calibrate(labelled: tuple[Path, ...], judges: tuple[str, ...], out: Path, folds: int, evidence_sentences: int,
-              n_ctx: int, threads: int | None, gpu_layers: int) -> None:
+def calibrate(labelled: tuple[Path, ...], judges: tuple[str, ...], judge_api_key_env: str | None, out: Path,
+              folds: int, evidence_sentences: int, n_ctx: int, threads: int | None, gpu_layers: int) -> None:
     """Measure each judge on LABELLED rows (JSONL files) and fit its calibration of P(supported).
 
     Each row has user_input, response, retrieved_contexts and one kind of label: `faithful` (true or
@@ -62,7 +64,7 @@ def calibrate(labelled: tuple[Path, ...], judges: tuple[str, ...], out: Path, fo
         raise ConfigError(f"--folds must be 2 or more, not {folds}.")
     sets = [Labelled(path, read_labelled(path)) for path in labelled]
     out.mkdir(parents=True, exist_ok=True)
-    config = JudgeConfig(n_ctx=n_ctx, n_threads=threads, n_gpu_layers=gpu_layers)
+    config = JudgeConfig(n_ctx=n_ctx, n_threads=threads, n_gpu_layers=gpu_layers, api_key_env=judge_api_key_env)
     table: list[tuple[str, str, Agreement, str]] = []
     for judge in judges or (load_registry().default_judge,):
         name = _slug(judge)
@@ -142,6 +144,9 @@ def _print_tables(table: Sequence[tuple[str, str, Agreement, str]], folds: int) 
 
 
 def _slug(judge: str) -> str:
-    """A file name for a judge: its registry name, or its file's stem."""
-    stem = Path(judge).stem if judge.lower().endswith(".gguf") else judge
+    """A file name for a judge: its registry name, its file's stem, or a server's host and model."""
+    if is_server_url(judge):
+        stem = judge.split("://", 1)[1]
+    else:
+        stem = Path(judge).stem if judge.lower().endswith(".gguf") else judge
     return re.sub(r"[^A-Za-z0-9._-]+", "-", stem).strip("-") or "judge"

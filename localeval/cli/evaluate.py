@@ -11,8 +11,8 @@ import click
 
 from localeval.api import plan, run
 from localeval.calibration import CalibrationFile
-from localeval.cli.judge_options import (draft_tokens_option, gpu_layers_option, judge_timeout_option, n_ctx_option,
-                                         threads_option)
+from localeval.cli.judge_options import (JUDGE_HELP, draft_tokens_option, gpu_layers_option,
+                                         judge_api_key_env_option, judge_timeout_option, n_ctx_option, threads_option)
 from localeval.criteria import Definitions, parse_named, read_definitions
 from localeval.dataset import RowError, parse_field_map
 from localeval.dry_run import dry_run as estimate_run
@@ -38,7 +38,8 @@ _SHOWN_PROBLEMS = 10
 @click.option("--metrics", "metric_list",
               help="Comma-separated metric names; 'aspect_critique' means every criterion (default: the required "
                    "suite, where the data has the fields). `localeval metrics` lists them.")
-@click.option("--judge", help="Judge GGUF: a file path or a registry name (default: the registry's default judge).")
+@click.option("--judge", help=f"{JUDGE_HELP}; default: the registry's default judge.")
+@judge_api_key_env_option
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("results"), show_default=True,
               help="Results folder, written as samples finish; rerunning into it reuses finished samples and "
                    "judge calls.")
@@ -92,7 +93,7 @@ _SHOWN_PROBLEMS = 10
 @click.option("--dry-run", is_flag=True,
               help="Print the judge calls, tokens and estimated time per metric, and stop: no model is loaded and "
                    "nothing is written.")
-def evaluate(data: Path, metric_list: str | None, judge: str | None, out: Path, prompts_dir: Path | None,
+def evaluate(data: Path, metric_list: str | None, judge: str | None, judge_api_key_env: str | None, out: Path, prompts_dir: Path | None,
              field_map: tuple[str, ...], lang: str, embedder: str | None, cross_encoder: Path | None,
              strictness: int, criterion_pairs: tuple[str, ...], rubric_pairs: tuple[str, ...],
              criteria_file: Path | None, calibration: Path | None, evidence_sentences: int, n_ctx: int,
@@ -104,7 +105,7 @@ def evaluate(data: Path, metric_list: str | None, judge: str | None, out: Path, 
     and a manifest."""
     config = JudgeConfig(n_ctx=n_ctx, n_threads=threads, n_gpu_layers=gpu_layers, seed=seed,
                          temperature=temperature, chat_template=chat_template, timeout=judge_timeout,
-                         draft_tokens=draft_tokens)
+                         draft_tokens=draft_tokens, api_key_env=judge_api_key_env)
     bounds = parse_bounds(bound_pairs)
     if ray_actors is not None and ray_address is None:
         raise click.UsageError("--ray-actors needs --ray.")

@@ -20,3 +20,8 @@ judge_timeout_option = click.option("--judge-timeout", type=click.FloatRange(min
 draft_tokens_option = click.option("--draft-tokens", type=click.IntRange(min=0), default=3, show_default=True,
                                    help="Judge tokens guessed from the prompt and checked in one pass "
                                         "(prompt-lookup decoding; 0: off).")
+JUDGE_HELP = ("Judge: a GGUF file path, a registry name, or an OpenAI-compatible server's URL "
+              "(http://HOST:PORT/v1; add #MODEL where it serves several)")
+judge_api_key_env_option = click.option("--judge-api-key-env", metavar="NAME",
+                                        help="A server judge's API key is read from the environment variable NAME "
+                                             "(it is sent only to the --judge URL and never recorded).")
