@@ -270,6 +270,7 @@ class EncoderPool:
 
     def __init__(self, embedder: str | None, cross_encoder: Path | None):
         self.chosen_embedder = embedder
+        self.cross_encoder_path = cross_encoder
         self.cross_encoder = CrossEncoderScorer(cross_encoder) if cross_encoder is not None else None
         self._by_spec: dict[str, Encoders] = {}
         self._used: dict[str, str] = {}

@@ -113,6 +113,8 @@ def run_evaluation(options: EvaluationOptions, dataset: Dataset, metrics: list[M
     """
     if not metrics:
         raise ConfigError("No metric to compute: a run would score nothing.")
+    if encoders is not None:  # the pool's models score, whatever the options name: the fingerprint must say so
+        options = replace(options, embedder=encoders.chosen_embedder, cross_encoder=encoders.cross_encoder_path)
     dataset = rows_for(dataset, metrics)
     if options.cross_encoder is not None:
         require_cross_encoder(options.cross_encoder)  # before any model loads

@@ -140,3 +140,30 @@ def test_importing_localeval_loads_no_model_library():
     completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert completed.stdout.splitlines() == ["[]", str(sorted(localeval.__all__))]
     assert sorted(localeval.__all__) == ["Embedders", "Judge", "RayExecutor", "RunResult", "evaluate", "load"]
+
+
+def test_other_embedders_into_the_same_folder_score_again(embedders, tmp_path):
+    first = evaluate(ROWS, ["answer_similarity"], out=tmp_path, embedders=embedders)
+    again = evaluate(ROWS, ["answer_similarity"], out=tmp_path, embedders=Embedders("multilingual-e5-small"))
+    fresh = evaluate(ROWS, ["answer_similarity"], embedders=Embedders("multilingual-e5-small"))
+
+    def scores(result):
+        return [sample.scores["answer_similarity"].value for sample in result.samples]
+
+    assert scores(again) == scores(fresh) != scores(first)
+    used = json.loads((tmp_path / "manifest.json").read_text())["encoders"]["embedder_by_language"]
+    assert used["en"].startswith("multilingual-e5-small")
+
+
+def test_other_embedders_into_the_same_folder_score_again_from_the_cli(tmp_path):
+    data = tmp_path / "rows.jsonl"
+    data.write_text("".join(json.dumps(row) + "\n" for row in ROWS))
+    out = tmp_path / "run"
+    command = ["evaluate", str(data), "--metrics", "answer_similarity", "--out", str(out)]
+    runs = []
+    for embedder in ("all-minilm-l6-v2", "multilingual-e5-small"):
+        outcome = CliRunner().invoke(main, [*command, "--embedder", embedder])
+        assert outcome.exit_code == 0, outcome.output
+        assert "Resuming" not in outcome.output
+        runs.append([json.loads(line)["scores"]["answer_similarity"] for line in (out / "samples.jsonl").open()])
+    assert runs[0] != runs[1]
