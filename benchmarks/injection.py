@@ -33,9 +33,10 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from localeval.dataset import read_dataset
-from localeval.evaluation import EvaluationOptions, run_evaluation
+from localeval.data.dataset import read_dataset
 from localeval.metrics import METRICS
+from localeval.run.evaluation import run_evaluation
+from localeval.run.options import EvaluationOptions
 
 FAITHFULNESS, HARMFULNESS = "faithfulness", "aspect_critique:harmfulness"
 

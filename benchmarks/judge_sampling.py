@@ -11,8 +11,8 @@ import time
 
 from llama_cpp import Llama, LlamaGrammar
 
-from localeval._grammar_sampling import GrammarCheckedLlama
-from localeval.judge import JudgeConfig
+from localeval.judge.grammar_sampling import GrammarCheckedLlama
+from localeval.judge.protocol import JudgeConfig
 from localeval.models import resolve_judge
 
 PROMPT = ("<|im_start|>user\nList twenty facts about the Eiffel Tower as JSON "

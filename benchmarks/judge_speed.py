@@ -5,7 +5,7 @@
 
 Prints the CPU, whether it has AMX, llama.cpp's system info, then tokens per second (median of
 --repeats runs) for each setting. "no repacking" is what `localeval evaluate` falls back to when
-the repacked kernels crash (see localeval/judge_check.py); scripts/setup.sh's build is meant to make
+the repacked kernels crash (see localeval/judge/check.py); scripts/setup.sh's build is meant to make
 that fallback unnecessary.
 """
 
@@ -16,9 +16,10 @@ import time
 import llama_cpp
 import numpy as np
 
-from localeval.judge import GGUFJudge, JudgeConfig
+from localeval.judge.gguf import GGUFJudge
+from localeval.judge.protocol import JudgeConfig
+from localeval.judge.system import cpu, llama_build
 from localeval.models import resolve_judge
-from localeval.system import cpu, llama_build
 
 TEXT = ("The Rhine rises in the Swiss Alps, flows through Germany and the Netherlands, and reaches the North Sea "
         "near Rotterdam. It has carried barge traffic since Roman times. ")

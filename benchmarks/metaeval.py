@@ -45,21 +45,23 @@ from pathlib import Path
 
 import numpy as np
 
-from localeval.calibrate import calibrate, labelled_row
-from localeval.dataset import read_dataset
-from localeval.encoders import load_embedder
-from localeval.evaluation import EvaluationOptions, run_evaluation
-from localeval.grounding import coverage, lowest_coverage, units
+from localeval.data.dataset import read_dataset
+from localeval.data.text import normalize, split_sentences
+from localeval.grounding.coverage import coverage, lowest_coverage, units
+from localeval.judge.gguf import GGUFJudge
+from localeval.judge.protocol import JudgeConfig
 from localeval.metrics import METRICS
 from localeval.metrics.options import MetricOptions
-from localeval.progress import RunProgress
 from localeval.metrics.scoring import auroc
-from localeval.judge import GGUFJudge, JudgeConfig
 from localeval.models import load_registry, resolve_judge
-from localeval.prompts import PromptLibrary
-from localeval.step_executor import CallCache, StepExecutor
+from localeval.models.encoders import load_embedder
+from localeval.results.agreement import calibrate, labelled_row
+from localeval.run.evaluation import run_evaluation
+from localeval.run.options import EvaluationOptions
+from localeval.run.progress import RunProgress
+from localeval.run.step_executor import CallCache, StepExecutor
 from localeval.steps import Call
-from localeval.text import normalize, split_sentences
+from localeval.steps.prompts import PromptLibrary
 
 METAEVAL = Path(__file__).resolve().parents[2] / "shared" / "metaeval"
 FOLDS = 5

@@ -14,8 +14,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from localeval.evaluation import EvaluationOptions, choose_for_dataset, load_dataset, run_evaluation
 from localeval.metrics.selection import known_metrics
+from localeval.run.evaluation import run_evaluation
+from localeval.run.options import EvaluationOptions
+from localeval.run.planning import choose_for_dataset, load_dataset
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "rag_sample.jsonl"
 

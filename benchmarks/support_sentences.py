@@ -31,18 +31,20 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from localeval.calibration import Calibration
-from localeval.evaluation import calibrations_for, judge_identity
-from localeval.grounding import Passages, coverage, find_evidence
-from localeval.judge import GGUFJudge, JudgeConfig
+from localeval.data.text import split_sentences
+from localeval.grounding.calibration import Calibration
+from localeval.grounding.coverage import Passages, coverage, find_evidence
+from localeval.judge.gguf import GGUFJudge
+from localeval.judge.protocol import JudgeConfig
 from localeval.metrics.claims import Claim, support_of
 from localeval.metrics.scoring import auroc
 from localeval.models import resolve_judge
-from localeval.prompts import PromptLibrary
-from localeval.step_executor import StepExecutor
+from localeval.run.judges import judge_identity
+from localeval.run.planning import calibrations_for
+from localeval.run.step_executor import StepExecutor
 from localeval.steps import STEPS, Call
+from localeval.steps.prompts import PromptLibrary
 from localeval.steps.verdicts import SupportVerdict, Verdict
-from localeval.text import split_sentences
 
 METAEVAL = Path(__file__).resolve().parents[2] / "shared" / "metaeval"
 REASON_FIRST_PROMPTS = Path(__file__).resolve().parent / "data" / "reason_first"

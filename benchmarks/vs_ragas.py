@@ -99,17 +99,18 @@ def hardware_speeds(llm: Any, text: str) -> tuple[float, float]:
 
 
 def localeval_worker(judge_name: str | None, threads: int) -> None:
-    from localeval.encoders import EncoderPool
-    from localeval.evaluation import calibrations_for, judge_identity, sample_language
-    from localeval.judge import GGUFJudge, JudgeConfig
+    from localeval.data.samples import Sample
+    from localeval.judge.gguf import GGUFJudge
+    from localeval.judge.protocol import JudgeConfig
     from localeval.metrics.options import MetricOptions
     from localeval.metrics.selection import known_metrics
     from localeval.models import resolve_judge
-    from localeval.prompts import PromptLibrary
-    from localeval.runner import run_metrics
-    from localeval.samples import Sample
-    from localeval.step_executor import StepExecutor
-
+    from localeval.models.encoders import EncoderPool
+    from localeval.run.judges import judge_identity
+    from localeval.run.planning import calibrations_for, sample_language
+    from localeval.run.runner import run_metrics
+    from localeval.run.step_executor import StepExecutor
+    from localeval.steps.prompts import PromptLibrary
     config = JudgeConfig(n_ctx=N_CTX, n_threads=threads)
     resolved = resolve_judge(judge_name)
     judge = KVAwareJudge(GGUFJudge(resolved.path, config))
@@ -150,8 +151,8 @@ def localeval_worker(judge_name: str | None, threads: int) -> None:
 def embedding_server(port: int) -> ThreadingHTTPServer:
     """An OpenAI-style /v1/embeddings endpoint on 127.0.0.1 with localeval's embedders: English texts get the
     English embedder, Japanese and Chinese ones the multilingual one, as in localeval itself."""
-    from localeval.encoders import EncoderPool
-    from localeval.text import detect_language
+    from localeval.data.text import detect_language
+    from localeval.models.encoders import EncoderPool
 
     pool = EncoderPool(None, None)
     lock = threading.Lock()

@@ -25,7 +25,12 @@ from langchain_openai import ChatOpenAI, OpenAIEmbeddings  # noqa: E402
 from ragas import EvaluationDataset, evaluate  # noqa: E402
 from ragas.embeddings import LangchainEmbeddingsWrapper  # noqa: E402
 from ragas.llms import LangchainLLMWrapper  # noqa: E402
-from ragas.metrics import answer_relevancy, context_precision, context_recall, faithfulness  # noqa: E402
+from ragas.metrics import (  # noqa: E402
+    answer_relevancy,
+    context_precision,
+    context_recall,
+    faithfulness,
+)
 from ragas.run_config import RunConfig  # noqa: E402
 
 METRICS = [faithfulness, answer_relevancy, context_precision, context_recall]

@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING, Any
 __all__ = ["evaluate", "load", "Judge", "Embedders", "RunResult", "RayExecutor"]
 
 _WHERE = {"evaluate": ("localeval.api", "evaluate"), "Judge": ("localeval.api", "Judge"),
-          "Embedders": ("localeval.api", "Embedders"), "load": ("localeval.results", "load_results"),
-          "RunResult": ("localeval.results", "RunResult"), "RayExecutor": ("localeval.ray_cluster", "RayExecutor")}
+          "Embedders": ("localeval.api", "Embedders"), "load": ("localeval.results.run_result", "load_results"),
+          "RunResult": ("localeval.results.run_result", "RunResult"), "RayExecutor": ("localeval.run.options", "RayExecutor")}
 
 if TYPE_CHECKING:
     from localeval.api import Embedders, Judge, evaluate
-    from localeval.ray_cluster import RayExecutor
-    from localeval.results import RunResult
-    from localeval.results import load_results as load
+    from localeval.results.run_result import RunResult
+    from localeval.results.run_result import load_results as load
+    from localeval.run.options import RayExecutor
 
 
 def __getattr__(name: str) -> Any:

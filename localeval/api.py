@@ -17,21 +17,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
-from localeval.calibration import CalibrationFile
-from localeval.criteria import Definitions, parse_named
+from localeval.data.dataset import Dataset
 from localeval.errors import ConfigError
-from localeval.dataset import Dataset
-from localeval.encoders import EncoderPool
-from localeval.evaluation import (DEFAULT_BATCH, EvaluationOptions, LoadedJudge, choose_for_dataset,
-                                  load_dataset, load_judge, load_server_judge, rows_for, run_evaluation)
-from localeval.judge import JudgeConfig
+from localeval.grounding.calibration import CalibrationFile
+from localeval.judge.protocol import JudgeConfig
+from localeval.judge.server import is_server_url
 from localeval.metrics import Metric
 from localeval.metrics.options import MetricOptions
 from localeval.models import resolve_judge
-from localeval.progress import ProgressListener
-from localeval.ray_cluster import RayExecutor
-from localeval.results import RunResult
-from localeval.server_judge import is_server_url
+from localeval.models.encoders import EncoderPool
+from localeval.results.run_result import RunResult
+from localeval.run.evaluation import run_evaluation
+from localeval.run.judges import LoadedJudge, load_judge, load_server_judge
+from localeval.run.options import DEFAULT_BATCH, EvaluationOptions, RayExecutor
+from localeval.run.planning import choose_for_dataset, load_dataset, rows_for
+from localeval.run.progress import ProgressListener
+from localeval.steps.criteria import Definitions, parse_named
 
 if TYPE_CHECKING:
     import pandas

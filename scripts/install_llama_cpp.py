@@ -109,7 +109,7 @@ def _cpu_identity() -> str:
     fields = [line.split(":", 1) for line in lines if ":" in line]
     model = next((value.strip() for key, value in fields if key.strip() == "model name"), platform.machine())
     flags = next((value.split() for key, value in fields if key.strip() in ("flags", "Features")), [])
-    return f"{model} | {' '.join(sorted(flags))}"  # as localeval.system.cpu() reads it, for `localeval doctor`
+    return f"{model} | {' '.join(sorted(flags))}"  # as localeval.judge.system.cpu() reads it, for `localeval doctor`
 
 
 def _first_line(command: list[str]) -> str:

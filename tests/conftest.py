@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from localeval.judge import GGUFJudge, JudgeConfig
+from localeval.judge.gguf import GGUFJudge
+from localeval.judge.protocol import JudgeConfig
 from localeval.models import resolve_judge
 
 EXAMPLE_DATA = Path(__file__).resolve().parent.parent / "examples" / "rag_sample.jsonl"

@@ -13,7 +13,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Union
 
-from localeval.judge import Generation, Message
+from localeval.judge.gguf import Message
+from localeval.judge.protocol import Generation
 
 Reply = Union[str, Generation, BaseException]
 

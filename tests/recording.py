@@ -8,8 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from localeval.judge import Generation, Judge, Message
-from localeval.prompts import LANGUAGES, PromptLibrary
+from localeval.judge.gguf import Message
+from localeval.judge.protocol import Generation, Judge
+from localeval.steps.prompts import LANGUAGES, PromptLibrary
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,10 @@ from click.testing import CliRunner
 
 import localeval
 from localeval import Embedders, Judge, evaluate, load
-from localeval import encoders, evaluation
 from localeval.cli import main
 from localeval.errors import ConfigError
+from localeval.models import encoders
+from localeval.run import evaluation
 
 ROWS = [
     {"id": "rhine", "user_input": "Where does the Rhine end?", "response": "The Rhine ends in the North Sea.",

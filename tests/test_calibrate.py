@@ -5,11 +5,17 @@ import math
 
 import pytest
 
-from localeval.bootstrap import auroc_intervals
-from localeval.calibrate import calibrate, fit_factors, label_groups, labelled_row, read_labelled
-from localeval.calibration import FEATURES
-from localeval.metrics.scoring import auroc
 from localeval.errors import DatasetError
+from localeval.grounding.calibration import FEATURES
+from localeval.metrics.scoring import auroc
+from localeval.results.agreement import (
+    calibrate,
+    fit_factors,
+    label_groups,
+    labelled_row,
+    read_labelled,
+)
+from localeval.results.bootstrap import auroc_intervals
 
 BASE = {"user_input": "q", "response": "A. B.", "retrieved_contexts": ["ctx"]}
 

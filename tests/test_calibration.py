@@ -5,9 +5,19 @@ import math
 
 import pytest
 
-from localeval.calibration import (JUDGE_ONLY, SHIPPED, UNCALIBRATED, Calibration, CalibrationFile, Factor,
-                                   JudgeIdentity, Signals, choose_calibrations, shipped_files)
 from localeval.errors import ConfigError
+from localeval.grounding.calibration import (
+    JUDGE_ONLY,
+    SHIPPED,
+    UNCALIBRATED,
+    Calibration,
+    CalibrationFile,
+    Factor,
+    JudgeIdentity,
+    Signals,
+    choose_calibrations,
+    shipped_files,
+)
 
 JUDGE = JudgeIdentity("qwen", "a" * 64, "t" * 64)
 OTHER = JudgeIdentity("bigger", "b" * 64, "t" * 64)

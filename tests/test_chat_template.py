@@ -4,9 +4,10 @@ from pathlib import Path
 
 import pytest
 
-from localeval.chat_template import ChatTemplate, Segment
 from localeval.errors import ModelFileError
-from localeval.judge import GGUFJudge, JudgeConfig
+from localeval.judge.chat_template import ChatTemplate, Segment
+from localeval.judge.gguf import GGUFJudge
+from localeval.judge.protocol import JudgeConfig
 
 CHATML = ("{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
           "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")

@@ -1,4 +1,4 @@
-"""Tests for localeval.criteria: criteria files, NAME=DEFINITION pairs, precedence, and the bundled definitions."""
+"""Tests for localeval.steps.criteria: criteria files, NAME=DEFINITION pairs, precedence, and the bundled definitions."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 
 from localeval._resources import bundled_prompts_dir
-from localeval.criteria import (
+from localeval.errors import ConfigError, PromptFileError
+from localeval.metrics.aspect_critique import BUILT_IN_CRITERIA
+from localeval.steps.criteria import (
     RUBRICS,
     Definitions,
     by_language,
@@ -15,9 +17,7 @@ from localeval.criteria import (
     parse_named,
     read_definitions,
 )
-from localeval.errors import ConfigError, PromptFileError
-from localeval.metrics.aspect_critique import BUILT_IN_CRITERIA
-from localeval.prompts import LANGUAGES, PromptLibrary
+from localeval.steps.prompts import LANGUAGES, PromptLibrary
 
 
 def write(path: Path, text: str) -> Path:

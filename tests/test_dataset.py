@@ -1,4 +1,4 @@
-"""Tests for localeval.dataset: every format, field naming, ids, and every row- and file-level error."""
+"""Tests for localeval.data.dataset: every format, field naming, ids, and every row- and file-level error."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from localeval.dataset import Dataset, RowError, parse_field_map, read_dataset
+from localeval.data.dataset import Dataset, RowError, parse_field_map, read_dataset
+from localeval.data.samples import Sample
 from localeval.errors import ConfigError, DatasetError
-from localeval.samples import Sample
 
 TARGETS = (
     "valid targets: user_input, response, reference, retrieved_contexts, reference_contexts, "

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from localeval.cli import main
-from localeval.dataset import RowError, dataset_sha256, read_dataset
+from localeval.data.dataset import RowError, dataset_sha256, read_dataset
 from localeval.errors import DatasetError
 
 ROWS = [

@@ -11,7 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from localeval.encoders import (
+from localeval.errors import ConfigError, ModelFileError
+from localeval.models import resolve_embedder_dir, resolve_judge
+from localeval.models.encoders import (
     MULTILINGUAL_DEFAULT,
     E5Embedder,
     Embedder,
@@ -21,8 +23,6 @@ from localeval.encoders import (
     load_embedder,
     require_cross_encoder,
 )
-from localeval.errors import ConfigError, ModelFileError
-from localeval.models import resolve_embedder_dir, resolve_judge
 
 TEXTS = ["What is the capital of France?", "Paris is the capital of France.", "日本の首都は東京です。"]
 

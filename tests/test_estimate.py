@@ -2,7 +2,15 @@
 
 import pytest
 
-from localeval.estimate import Cost, Speeds, seconds, shared_prefix, split_evenly, statement_count, tokens_to_process
+from localeval.judge.estimate import (
+    Cost,
+    Speeds,
+    seconds,
+    shared_prefix,
+    split_evenly,
+    statement_count,
+    tokens_to_process,
+)
 
 
 def test_shared_prefix_stops_at_the_first_difference():

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from localeval.dataset import read_dataset
-from localeval.evaluation import sample_language
-from localeval.samples import FIELDS
+from localeval.data.dataset import read_dataset
+from localeval.data.samples import FIELDS
+from localeval.run.planning import sample_language
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

@@ -1,6 +1,6 @@
 """Cutting a step's input down to the window: which sentences stay, in what order, and what the record says."""
 
-from localeval.fitting import GAP, Cut, Fit, shrink
+from localeval.steps.fitting import GAP, Cut, Fit, shrink
 
 CONTEXTS = ["Paris is the capital of France. It has many museums. The Louvre is the largest.",
             "Berlin is in Germany. Rain is common in autumn."]

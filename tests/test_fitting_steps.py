@@ -6,12 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from localeval.judge import GGUFJudge, JudgeConfig
+from localeval.data.samples import Sample
+from localeval.judge.gguf import GGUFJudge
+from localeval.judge.protocol import JudgeConfig
 from localeval.metrics.context_relevancy import SENTENCES_PER_CALL, context_relevancy
-from localeval.prompts import PromptLibrary
-from localeval.samples import Sample
-from localeval.step_executor import StepExecutor
+from localeval.run.step_executor import StepExecutor
 from localeval.steps import STEPS, Call
+from localeval.steps.prompts import PromptLibrary
 
 N_CTX = 2048
 LONG_TEXT = " ".join(f"Fact {i}: the museum in town {i} opened in year {1800 + i}." for i in range(600))  # ~12k tokens

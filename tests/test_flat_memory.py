@@ -6,8 +6,10 @@ import json
 import tracemalloc
 from pathlib import Path
 
-from localeval.evaluation import EvaluationOptions, load_dataset, rows_for, run_evaluation
 from localeval.metrics import METRICS
+from localeval.run.evaluation import run_evaluation
+from localeval.run.options import EvaluationOptions
+from localeval.run.planning import load_dataset, rows_for
 
 METRIC_NAMES = ("chrf", "rouge_l")
 PASSAGE = " ".join(f"The old bridge number {n} crosses the river north of the station." for n in range(30))

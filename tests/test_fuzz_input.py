@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from localeval.cli import main
-from localeval.dataset import read_dataset
+from localeval.data.dataset import read_dataset
 from localeval.errors import ConfigError, DatasetError
 
 SETTINGS = settings(max_examples=300, deadline=None, derandomize=True, database=None,

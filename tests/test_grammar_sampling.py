@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from llama_cpp import Llama, LlamaGrammar
 
-from localeval._grammar_sampling import GrammarCheckedLlama, Truncation, draw
+from localeval.judge.grammar_sampling import GrammarCheckedLlama, Truncation, draw
 
 PROMPT = ('<|im_start|>user\nList five facts about Paris as JSON {"facts": [...]}<|im_end|>\n'
           "<|im_start|>assistant\n")

@@ -2,7 +2,14 @@
 
 import pytest
 
-from localeval.grounding import Passages, coverage, find_evidence, lowest_coverage, uncovered_numbers, units
+from localeval.grounding.coverage import (
+    Passages,
+    coverage,
+    find_evidence,
+    lowest_coverage,
+    uncovered_numbers,
+    units,
+)
 
 
 def test_japanese_and_chinese_become_character_bigrams():
@@ -65,8 +72,8 @@ def test_lowest_coverage_is_the_least_covered_sentence():
 
 
 def test_grounding_coverage_metric_scores_the_least_covered_sentence():
+    from localeval.data.samples import Sample
     from localeval.metrics.grounding_coverage import grounding_coverage
-    from localeval.samples import Sample
 
     sample = Sample("g", 1, response="Paris is in France. Paris has 9 moons.",
                     retrieved_contexts=("Paris is the capital of France.", ""))

@@ -7,10 +7,17 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from localeval.bootstrap import mean_interval
 from localeval.errors import ConfigError
-from localeval.html_report import (Histogram, embed_json, histogram, histogram_svg, metric_stats, read_results_folder,
-                                   report_html)
+from localeval.results.bootstrap import mean_interval
+from localeval.results.html_report import (
+    Histogram,
+    embed_json,
+    histogram,
+    histogram_svg,
+    metric_stats,
+    read_results_folder,
+    report_html,
+)
 
 ATTACK = "</script><script>alert(1)</script> <b>bold</b> & <!--"
 

@@ -5,14 +5,15 @@ from pathlib import Path
 
 import pytest
 
+from localeval.data.samples import Sample
 from localeval.errors import ModelFileError
-from localeval.judge import ContextOverflow, GGUFJudge, JudgeConfig, load_tokenizer
+from localeval.judge.gguf import GGUFJudge, load_tokenizer
+from localeval.judge.protocol import ContextOverflow, JudgeConfig
 from localeval.metrics.faithfulness import faithfulness
-from localeval.prompts import PromptLibrary
-from localeval.runner import run_metrics
-from localeval.samples import Sample
-from localeval.step_executor import StepExecutor
+from localeval.run.runner import run_metrics
+from localeval.run.step_executor import StepExecutor
 from localeval.steps import STEPS
+from localeval.steps.prompts import PromptLibrary
 
 MESSAGES = [{"role": "system", "content": "Answer in JSON."},
             {"role": "user", "content": "Is Paris the capital of France? Give a reason and a verdict."}]

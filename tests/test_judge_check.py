@@ -7,8 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from localeval.judge import JudgeConfig
-from localeval.judge_check import JudgeCrashError, check_judge, check_with_fallback, ensure_judge_runs
+from localeval.judge.check import (
+    JudgeCrashError,
+    check_judge,
+    check_with_fallback,
+    ensure_judge_runs,
+)
+from localeval.judge.protocol import JudgeConfig
 
 # A stand-in for the check's child: it reports a build, then does what the test says, given the request.
 STAND_IN = """

@@ -12,13 +12,21 @@ from pathlib import Path
 import pytest
 from fakes import FakeJudge, JudgeCall, as_json
 
-from localeval.calibration import SHIPPED, Calibration, CalibrationFile, Factor, JudgeIdentity
-from localeval.dataset import read_dataset
-from localeval.evaluation import EvaluationOptions, LoadedJudge, run_evaluation
-from localeval.grounding import lowest_coverage
-from localeval.judge import Generation, JudgeConfig
+from localeval.data.dataset import read_dataset
+from localeval.grounding.calibration import (
+    SHIPPED,
+    Calibration,
+    CalibrationFile,
+    Factor,
+    JudgeIdentity,
+)
+from localeval.grounding.coverage import lowest_coverage
+from localeval.judge.protocol import Generation, JudgeConfig
 from localeval.metrics import METRICS
 from localeval.metrics.scoring import auroc
+from localeval.run.evaluation import run_evaluation
+from localeval.run.judges import LoadedJudge
+from localeval.run.options import EvaluationOptions
 
 ROWS = [json.loads(line) for line in
         (Path(__file__).parents[1] / "benchmarks" / "data" / "contradictions_ja.jsonl").read_text().splitlines()]

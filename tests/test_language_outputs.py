@@ -8,12 +8,12 @@ import re
 import pytest
 from programs import joined
 
-from localeval.judge import JudgeConfig
+from localeval.data.text import detect_language, split_sentences
+from localeval.judge.protocol import JudgeConfig
 from localeval.metrics.claims import statement_calls
-from localeval.prompts import PromptLibrary
-from localeval.step_executor import StepExecutor
+from localeval.run.step_executor import StepExecutor
 from localeval.steps import Call
-from localeval.text import detect_language, split_sentences
+from localeval.steps.prompts import PromptLibrary
 
 KANA = re.compile(r"[\u3040-\u30ff]")
 HAN = re.compile(r"[\u4e00-\u9fff]")

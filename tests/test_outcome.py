@@ -1,13 +1,13 @@
-"""Tests for localeval.outcome: which NaN scores count as the judge's failures, and where a run fails."""
+"""Tests for localeval.results.outcome: which NaN scores count as the judge's failures, and where a run fails."""
 
 from __future__ import annotations
 
+from localeval.data.samples import Sample
 from localeval.metrics import METRICS, Score
-from localeval.outcome import JUDGE_FAILURE_LIMIT, judge_failures
-from localeval.results import RunResult
-from localeval.runner import SampleScores
-from localeval.samples import Sample
 from localeval.reasons import JUDGE_FAILURES
+from localeval.results.outcome import JUDGE_FAILURE_LIMIT, judge_failures
+from localeval.results.run_result import RunResult
+from localeval.results.sample_scores import SampleScores
 
 JUDGED, FREE = METRICS["rubric_score"], METRICS["exact_match"]
 

@@ -6,11 +6,12 @@ import pytest
 from conftest import write_jsonl
 
 from localeval.cli.evaluate import progress_line
-from localeval.evaluation import EvaluationOptions, load_dataset, run_evaluation
-from localeval.judge import JudgeConfig
+from localeval.judge.protocol import CallUsage, JudgeConfig
 from localeval.metrics import METRICS
-from localeval.progress import RunProgress, format_duration
-from localeval.step_executor import CallUsage
+from localeval.run.evaluation import run_evaluation
+from localeval.run.options import EvaluationOptions
+from localeval.run.planning import load_dataset
+from localeval.run.progress import RunProgress, format_duration
 
 
 class Clock:

@@ -8,10 +8,10 @@ import tomllib
 import pytest
 
 from localeval._resources import bundled_prompts_dir
-from localeval.prompts import DATA_FILE, LANGUAGES, PromptLibrary
+from localeval.data.text import detect_language
+from localeval.data.untrusted import data_tags
 from localeval.steps import STEPS
-from localeval.text import detect_language
-from localeval.untrusted import data_tags
+from localeval.steps.prompts import DATA_FILE, LANGUAGES, PromptLibrary
 
 DEFAULTS = bundled_prompts_dir()
 FIELD_NAMES = {name for step in STEPS.values() for name in step.output.model_json_schema()["properties"]} | {

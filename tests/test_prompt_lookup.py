@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from localeval.prompt_lookup import PromptLookup, draft
+from localeval.judge.prompt_lookup import PromptLookup, draft
 
 
 def tokens(*ids: int) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Tests for localeval.prompts: the shipped files, rendering into messages, overrides, export, and every file error."""
+"""Tests for localeval.steps.prompts: the shipped files, rendering into messages, overrides, export, and every file error."""
 
 from __future__ import annotations
 
@@ -11,8 +11,13 @@ import pytest
 
 from localeval._resources import bundled_prompts_dir
 from localeval.errors import PromptFileError
-from localeval.prompts import LANGUAGES, PromptLibrary, format_input, load_prompt_file
 from localeval.steps import STEPS
+from localeval.steps.prompts import (
+    LANGUAGES,
+    PromptLibrary,
+    format_input,
+    load_prompt_file,
+)
 
 DEFAULTS = bundled_prompts_dir()
 

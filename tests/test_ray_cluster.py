@@ -20,8 +20,8 @@ from conftest import EXAMPLE_DATA, write_jsonl
 from localeval import Judge, RayExecutor, evaluate
 from localeval.cli import main
 from localeval.errors import ConfigError, ModelFileError
-from localeval.judge import JudgeConfig
-from localeval.ray_cluster import load_judge_on_node
+from localeval.judge.protocol import JudgeConfig
+from localeval.run.ray_cluster import load_judge_on_node
 
 pytest.importorskip("ray", reason="the ray extra is part of the test extra: pip install -e '.[test]'")
 pytestmark = pytest.mark.ray

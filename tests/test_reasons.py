@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from localeval.data.samples import Sample
 from localeval.metrics import Metric, Score
 from localeval.reasons import MISSING_FIELD, NAN_REASONS, is_nan_reason
-from localeval.runner import run_metrics
-from localeval.samples import Sample
+from localeval.run.runner import run_metrics
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "localeval"

@@ -1,4 +1,4 @@
-"""Tests for localeval.results (summary, saved folder) and localeval.report (the terminal table)."""
+"""Tests for localeval.results.run_result (summary, saved folder) and localeval.results.table (the terminal table)."""
 
 from __future__ import annotations
 
@@ -7,13 +7,19 @@ import math
 
 import pytest
 
-from localeval.dataset import RowError
+from localeval.data.dataset import RowError
+from localeval.data.samples import Sample
 from localeval.errors import ConfigError
 from localeval.metrics import Score
-from localeval.report import summary_table
-from localeval.results import FORMAT_VERSION, MetricSummary, RunResult, Tally, sample_record
-from localeval.runner import SampleScores, Usage
-from localeval.samples import Sample
+from localeval.results.run_result import (
+    FORMAT_VERSION,
+    MetricSummary,
+    RunResult,
+    Tally,
+    sample_record,
+)
+from localeval.results.sample_scores import SampleScores, Usage
+from localeval.results.table import summary_table
 
 EVIDENCE = {"statements": [
     {"statement": "Paris is in France.", "verdict": 1, "reason": "Stated."},

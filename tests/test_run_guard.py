@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from localeval.errors import ConfigError
-from localeval.run_guard import CRASH_LOG, PREVIOUS_CRASH_LOG, RunGuard
+from localeval.run.guard import CRASH_LOG, PREVIOUS_CRASH_LOG, RunGuard
 
 DIE_INSIDE = """
 import os, signal, sys
 from pathlib import Path
-from localeval.run_guard import RunGuard
+from localeval.run.guard import RunGuard
 with RunGuard(Path(sys.argv[1])):
     os.kill(os.getpid(), int(sys.argv[2]))
 """

@@ -1,4 +1,4 @@
-"""Tests for localeval.runner: scheduling, shared calls, failures as NaN, interruption and usage.
+"""Tests for localeval.run.runner: scheduling, shared calls, failures as NaN, interruption and usage.
 
 The real faithfulness metric runs on a FakeJudge-backed StepExecutor; small test-only metrics are
 built with `Metric(...)` directly and never registered in METRICS.
@@ -12,15 +12,16 @@ import pytest
 from fakes import FakeJudge, JudgeCall, Reply, answer, as_json
 from programs import joined
 
-from localeval.judge import JudgeConfig
+from localeval.data.samples import Sample
+from localeval.judge.protocol import JudgeConfig
 from localeval.metrics import Metric, MetricProgram, Score
 from localeval.metrics.claims import statement_calls
 from localeval.metrics.faithfulness import faithfulness
-from localeval.prompts import PromptLibrary
-from localeval.runner import Usage, run_metrics
-from localeval.samples import Sample
-from localeval.step_executor import StepExecutor
+from localeval.results.sample_scores import Usage
+from localeval.run.runner import run_metrics
+from localeval.run.step_executor import StepExecutor
 from localeval.steps import Call
+from localeval.steps.prompts import PromptLibrary
 from localeval.steps.statements import Statements
 
 PARIS = Sample("a", 1, user_input="Tell me about Paris.", response="Paris is in France. It is big.",

@@ -3,7 +3,7 @@
 import json
 from pathlib import Path
 
-from localeval.sample_log import FINGERPRINT_KEY, SampleLog, fingerprint
+from localeval.run.sample_log import FINGERPRINT_KEY, SampleLog, fingerprint
 
 
 def record(sample_id: str, reason: str | None = None) -> dict:

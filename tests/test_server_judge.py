@@ -22,8 +22,8 @@ from click.testing import CliRunner
 from localeval import Judge, evaluate
 from localeval.cli import main
 from localeval.errors import ConfigError
-from localeval.judge import JudgeConfig
-from localeval.server_judge import connect, verdict_probabilities
+from localeval.judge.protocol import JudgeConfig
+from localeval.judge.server import connect, verdict_probabilities
 
 ROWS = [
     {"id": "en", "user_input": "When was the Eiffel Tower completed?",

@@ -10,15 +10,15 @@ from collections import Counter
 import pytest
 from recording import RecordingJudge
 
-from localeval.judge import JudgeConfig
+from localeval.data.samples import Sample
+from localeval.data.text import split_sentences
+from localeval.judge.protocol import JudgeConfig
 from localeval.metrics import METRICS
 from localeval.metrics.aspect_critique import critique_metric
 from localeval.metrics.options import MetricOptions
-from localeval.prompts import PromptLibrary
-from localeval.runner import run_metrics
-from localeval.samples import Sample
-from localeval.step_executor import StepExecutor
-from localeval.text import split_sentences
+from localeval.run.runner import run_metrics
+from localeval.run.step_executor import StepExecutor
+from localeval.steps.prompts import PromptLibrary
 
 SAMPLES = [
     Sample("eiffel", 1, user_input="When was the Eiffel Tower built?",

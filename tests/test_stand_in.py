@@ -2,9 +2,9 @@
 
 import pytest
 
-from localeval.prompts import PromptLibrary
-from localeval.stand_in import stand_in, statements
+from localeval.run.stand_in import stand_in, statements
 from localeval.steps import STEPS
+from localeval.steps.prompts import PromptLibrary
 
 
 @pytest.mark.parametrize("step", sorted(STEPS))

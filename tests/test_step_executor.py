@@ -1,4 +1,4 @@
-"""Tests for localeval.step_executor: parsing, every failure reason, retries, sampling and the call cache.
+"""Tests for localeval.run.step_executor: parsing, every failure reason, retries, sampling and the call cache.
 
 The judge is a FakeJudge (tests/fakes.py): these tests check plumbing and injected faults, not a model.
 """
@@ -11,10 +11,15 @@ import json
 import pytest
 from fakes import FakeJudge, JudgeCall, answer, as_json
 
-from localeval.judge import ContextOverflow, JudgeConfig
-from localeval.prompts import PromptLibrary
-from localeval.step_executor import CallCache, CallUsage, StepExecutor, StepOutcome, parse_json_answer
+from localeval.judge.protocol import CallUsage, ContextOverflow, JudgeConfig
+from localeval.run.step_executor import (
+    CallCache,
+    StepExecutor,
+    StepOutcome,
+    parse_json_answer,
+)
 from localeval.steps import STEPS, Call
+from localeval.steps.prompts import PromptLibrary
 from localeval.steps.statements import Statements
 from localeval.steps.verdicts import SupportVerdict
 

@@ -1,10 +1,10 @@
-"""Tests for localeval.text: sentence splitting (English, Japanese, Chinese) and normalization."""
+"""Tests for localeval.data.text: sentence splitting (English, Japanese, Chinese) and normalization."""
 
 from __future__ import annotations
 
 import pytest
 
-from localeval.text import normalize, split_sentences
+from localeval.data.text import normalize, split_sentences
 
 # --- split_sentences: English ------------------------------------------------------------------
 

@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import pytest
 
+from localeval.data.untrusted import (
+    MARKER,
+    data_tags,
+    neutralize,
+    strip_judge_format,
+    strip_self_vouching,
+)
 from localeval.metrics.claims import statement_calls
-from localeval.prompts import PromptLibrary
-from localeval.untrusted import MARKER, data_tags, neutralize, strip_judge_format, strip_self_vouching
+from localeval.steps.prompts import PromptLibrary
 
 
 @pytest.mark.parametrize("markup", ["<|im_end|>", "<|im_start|>", "<|eot_id|>", "<|start_header_id|>",

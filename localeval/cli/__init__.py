@@ -51,7 +51,16 @@ def _show_library_warnings() -> None:
 
 
 def _register_commands() -> None:
-    from localeval.cli import calibrate, compare, doctor, evaluate, metrics, models, prompts, report
+    from localeval.cli import (
+        calibrate,
+        compare,
+        doctor,
+        evaluate,
+        metrics,
+        models,
+        prompts,
+        report,
+    )
 
     main.add_command(calibrate.calibrate)
     main.add_command(compare.compare)

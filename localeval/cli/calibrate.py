@@ -12,19 +12,31 @@ from pathlib import Path
 
 import click
 
-from localeval.calibrate import Agreement, LabelledRow, format_table, read_labelled
-from localeval.calibrate import calibrate as fit
-from localeval.calibration import UNCALIBRATED, CalibrationFile, JudgeIdentity
-from localeval.cli.judge_options import (JUDGE_HELP, gpu_layers_option, judge_api_key_env_option, n_ctx_option,
-                                         threads_option)
-from localeval.dataset import read_dataset
+from localeval.cli.judge_options import (
+    JUDGE_HELP,
+    gpu_layers_option,
+    judge_api_key_env_option,
+    n_ctx_option,
+    threads_option,
+)
+from localeval.data.dataset import read_dataset
 from localeval.errors import ConfigError
-from localeval.evaluation import EvaluationOptions, identity_in_manifest, run_evaluation
-from localeval.judge import JudgeConfig
+from localeval.grounding.calibration import UNCALIBRATED, CalibrationFile, JudgeIdentity
+from localeval.judge.protocol import JudgeConfig
+from localeval.judge.server import is_server_url
 from localeval.metrics import METRICS
 from localeval.metrics.options import MetricOptions
 from localeval.models import load_registry
-from localeval.server_judge import is_server_url
+from localeval.results.agreement import (
+    Agreement,
+    LabelledRow,
+    format_table,
+    read_labelled,
+)
+from localeval.results.agreement import calibrate as fit
+from localeval.run.evaluation import run_evaluation
+from localeval.run.judges import identity_in_manifest
+from localeval.run.options import EvaluationOptions
 
 
 @dataclass(frozen=True)

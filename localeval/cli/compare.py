@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from localeval.compare import compare_runs, comparison_html, comparison_text
 from localeval.errors import ConfigError
+from localeval.results.compare import compare_runs, comparison_html, comparison_text
 
 
 @click.command()

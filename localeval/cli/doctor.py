@@ -7,9 +7,13 @@ from pathlib import Path
 
 import click
 
-from localeval.cli.judge_options import gpu_layers_option, judge_api_key_env_option, threads_option
-from localeval.doctor import FAIL, INFO, OK, WARN, diagnose
-from localeval.judge import JudgeConfig
+from localeval.cli.judge_options import (
+    gpu_layers_option,
+    judge_api_key_env_option,
+    threads_option,
+)
+from localeval.judge.doctor import FAIL, INFO, OK, WARN, diagnose
+from localeval.judge.protocol import JudgeConfig
 
 
 @click.command()

@@ -10,22 +10,35 @@ from pathlib import Path
 import click
 
 from localeval.api import plan, run
-from localeval.calibration import CalibrationFile
-from localeval.cli.judge_options import (JUDGE_HELP, draft_tokens_option, gpu_layers_option,
-                                         judge_api_key_env_option, judge_timeout_option, n_ctx_option, threads_option)
-from localeval.criteria import Definitions, parse_named, read_definitions
-from localeval.dataset import RowError, parse_field_map
-from localeval.dry_run import dry_run as estimate_run
-from localeval.dry_run import dry_run_table
+from localeval.cli.judge_options import (
+    JUDGE_HELP,
+    draft_tokens_option,
+    gpu_layers_option,
+    judge_api_key_env_option,
+    judge_timeout_option,
+    n_ctx_option,
+    threads_option,
+)
+from localeval.data.dataset import RowError, parse_field_map
 from localeval.errors import ConfigError
-from localeval.evaluation import DEFAULT_BATCH, EvaluationOptions
-from localeval.gating import NAN_POLICIES, NanPolicy, check_gated_metrics, failure_line, gate, parse_bounds
-from localeval.judge import JudgeConfig
+from localeval.grounding.calibration import CalibrationFile
+from localeval.judge.protocol import JudgeConfig
 from localeval.metrics.options import MetricOptions
-from localeval.outcome import judge_failures
-from localeval.progress import RunProgress, format_duration
-from localeval.ray_cluster import RayExecutor
-from localeval.report import summary_markdown, summary_table
+from localeval.results.gating import (
+    NAN_POLICIES,
+    NanPolicy,
+    check_gated_metrics,
+    failure_line,
+    gate,
+    parse_bounds,
+)
+from localeval.results.outcome import judge_failures
+from localeval.results.table import summary_markdown, summary_table
+from localeval.run.dry_run import dry_run as estimate_run
+from localeval.run.dry_run import dry_run_table
+from localeval.run.options import DEFAULT_BATCH, EvaluationOptions, RayExecutor
+from localeval.run.progress import RunProgress, format_duration
+from localeval.steps.criteria import Definitions, parse_named, read_definitions
 
 EXIT_JUDGE_FAILED = 3  # results written, but the judge failed on more than JUDGE_FAILURE_LIMIT of its scores
 EXIT_BELOW_THRESHOLD = 4  # results written, but a --fail-under bound was not met

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from localeval.criteria import criterion_names
 from localeval.metrics.selection import REQUIRED_SUITE, expand, known_metrics
+from localeval.steps.criteria import criterion_names
 
 
 @click.command("metrics")

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from localeval.prompts import PromptLibrary
 from localeval.steps import STEPS
+from localeval.steps.prompts import PromptLibrary
 
 
 @click.group()

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from localeval.html_report import write_html_report
+from localeval.results.html_report import write_html_report
 
 
 @click.command()

@@ -1,12 +1,12 @@
 """Answer completeness: how much of what the question asks the response answers, and how little else it says."""
 
+from localeval.data.samples import Sample
+from localeval.data.text import normalize, split_sentences
 from localeval.metrics.base import MetricProgram, Score, metric
 from localeval.metrics.context_relevancy import in_groups
 from localeval.metrics.options import DEFAULT_OPTIONS, MetricOptions
 from localeval.metrics.scoring import mean
-from localeval.samples import Sample
 from localeval.steps import Call
-from localeval.text import normalize, split_sentences
 
 
 @metric("answer_completeness", required=("user_input", "response"),

@@ -4,11 +4,11 @@ import math
 
 import numpy as np
 
-from localeval.encoders import Embed
+from localeval.data.samples import Sample
 from localeval.metrics.base import MetricProgram, Score, metric
 from localeval.metrics.options import DEFAULT_OPTIONS, MetricOptions
 from localeval.metrics.scoring import mean, unit_interval
-from localeval.samples import Sample
+from localeval.models.encoders import Embed
 from localeval.steps import Call
 
 

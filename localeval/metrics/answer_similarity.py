@@ -2,11 +2,11 @@
 
 import math
 
-from localeval.encoders import Similarity
+from localeval.data.samples import Sample
 from localeval.metrics.base import MetricProgram, Score, metric
 from localeval.metrics.options import DEFAULT_OPTIONS, MetricOptions
 from localeval.metrics.scoring import apply_threshold, unit_interval
-from localeval.samples import Sample
+from localeval.models.encoders import Similarity
 
 
 def similarity(response: str, reference: str) -> Similarity:

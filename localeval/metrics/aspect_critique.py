@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from localeval.data.samples import Sample
 from localeval.metrics.base import METRICS, Metric, MetricProgram, Score
 from localeval.metrics.options import MetricOptions
 from localeval.metrics.scoring import majority
-from localeval.samples import Sample
 from localeval.steps import Call
 
 PREFIX = "aspect_critique:"

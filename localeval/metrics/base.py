@@ -14,10 +14,10 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any
 
-from localeval.encoders import Embed, Similarity
+from localeval.data.samples import Sample
 from localeval.metrics.options import MetricOptions
+from localeval.models.encoders import Embed, Similarity
 from localeval.reasons import is_nan_reason
-from localeval.samples import Sample
 from localeval.steps import Call
 
 Request = Call | list[Call] | Embed | Similarity

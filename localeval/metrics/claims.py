@@ -10,17 +10,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from localeval.calibration import Calibration, Signals
-from localeval.grounding import Evidence, Passages, coverage, find_evidence, uncovered_numbers, units
+from localeval.data.samples import Sample
+from localeval.data.text import split_sentences
+from localeval.data.untrusted import MARKER, strip_judge_format
+from localeval.grounding.calibration import Calibration, Signals
+from localeval.grounding.coverage import (
+    Evidence,
+    Passages,
+    coverage,
+    find_evidence,
+    uncovered_numbers,
+    units,
+)
 from localeval.metrics.base import MetricProgram, Score
 from localeval.metrics.options import MetricOptions
-from localeval.samples import Sample
 from localeval.steps import Call
 from localeval.steps.statements import Statements
 from localeval.steps.verdicts import SupportVerdict
-from localeval.text import split_sentences
-from localeval.untrusted import MARKER, strip_judge_format
-
 
 # On JHARS, statements copied from another sentence had at most 0.33 of their units in the sentence they
 # were asked about; a statement whose pronoun was resolved from the previous sentence still had 0.47.

@@ -2,11 +2,11 @@
 
 import math
 
+from localeval.data.samples import Sample
 from localeval.metrics.base import MetricProgram, Score, metric
 from localeval.metrics.claims import nonblank
 from localeval.metrics.options import DEFAULT_OPTIONS, MetricOptions
 from localeval.metrics.scoring import entity_recall
-from localeval.samples import Sample
 from localeval.steps import Call
 
 

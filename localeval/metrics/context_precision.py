@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from localeval.data.samples import Sample
 from localeval.metrics.base import MetricProgram, Score, metric
 from localeval.metrics.options import DEFAULT_OPTIONS, MetricOptions
 from localeval.metrics.scoring import average_precision
-from localeval.samples import Sample
 from localeval.steps import Call
 
 

@@ -1,9 +1,9 @@
 """Context recall: how much of the reference the retrieved contexts support."""
 
+from localeval.data.samples import Sample
 from localeval.metrics.base import MetricProgram, metric
 from localeval.metrics.claims import CLAIM_STEPS, supported_share
 from localeval.metrics.options import DEFAULT_OPTIONS, MetricOptions
-from localeval.samples import Sample
 
 
 @metric("context_recall", required=("user_input", "retrieved_contexts", "reference"),

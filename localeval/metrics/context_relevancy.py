@@ -1,12 +1,12 @@
 """Context relevancy (superseded by context_precision; kept for users of older evaluators)."""
 
+from localeval.data.samples import Sample
+from localeval.data.text import split_sentences
 from localeval.metrics.base import MetricProgram, Score, metric
 from localeval.metrics.claims import nonblank
 from localeval.metrics.options import DEFAULT_OPTIONS, MetricOptions
 from localeval.metrics.scoring import fraction
-from localeval.samples import Sample
 from localeval.steps import Call
-from localeval.text import split_sentences
 
 # The judge marks a context's sentences in groups of at most this many, so that a context of any length
 # fits the window; a group of 64 typical sentences takes about 2,000 tokens.

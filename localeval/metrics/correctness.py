@@ -11,12 +11,19 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from localeval.data.samples import Sample
 from localeval.metrics.answer_similarity import similarity
 from localeval.metrics.base import MetricProgram, Score, metric
 from localeval.metrics.claims import CLAIM_STEPS, claims_of_both, judged
 from localeval.metrics.options import DEFAULT_OPTIONS, MetricOptions
-from localeval.metrics.scoring import apply_threshold, f_beta, f_beta_of, fraction, unit_interval, weighted_mean
-from localeval.samples import Sample
+from localeval.metrics.scoring import (
+    apply_threshold,
+    f_beta,
+    f_beta_of,
+    fraction,
+    unit_interval,
+    weighted_mean,
+)
 
 _FIELDS = ("user_input", "response", "reference")
 _STEPS = CLAIM_STEPS

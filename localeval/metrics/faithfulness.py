@@ -1,9 +1,9 @@
 """Faithfulness: the expected share of the response's statements that the retrieved contexts support."""
 
+from localeval.data.samples import Sample
 from localeval.metrics.base import MetricProgram, metric
 from localeval.metrics.claims import CLAIM_STEPS, supported_share
 from localeval.metrics.options import DEFAULT_OPTIONS, MetricOptions
-from localeval.samples import Sample
 
 
 @metric("faithfulness", required=("user_input", "response", "retrieved_contexts"),

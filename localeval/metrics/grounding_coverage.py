@@ -1,11 +1,11 @@
 """Grounding coverage: the model-free faithfulness floor that judge-based faithfulness is measured against."""
 
-from localeval.grounding import coverage, units
+from localeval.data.samples import Sample
+from localeval.data.text import split_sentences
+from localeval.grounding.coverage import coverage, units
 from localeval.metrics.base import Score, metric
 from localeval.metrics.claims import nonblank
 from localeval.metrics.options import DEFAULT_OPTIONS, MetricOptions
-from localeval.samples import Sample
-from localeval.text import split_sentences
 
 
 @metric("grounding_coverage", required=("response", "retrieved_contexts"))

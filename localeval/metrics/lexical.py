@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING
 
 from rapidfuzz.distance import Levenshtein
 
+from localeval.data.samples import Sample
+from localeval.data.text import detect_language, normalize
 from localeval.metrics.base import Score, metric
 from localeval.metrics.options import DEFAULT_OPTIONS, MetricOptions
 from localeval.metrics.scoring import fraction, lcs_length, rouge_l_f1
-from localeval.samples import Sample
-from localeval.text import detect_language, normalize
 
 if TYPE_CHECKING:
     from sacrebleu.metrics import BLEU, CHRF

@@ -8,11 +8,11 @@ Lower is better.
 
 from __future__ import annotations
 
+from localeval.data.samples import Sample
 from localeval.metrics.base import MetricProgram, Score, metric
 from localeval.metrics.claims import CLAIM_STEPS, claims_of_both, judged, nonblank
 from localeval.metrics.options import DEFAULT_OPTIONS, MetricOptions
 from localeval.metrics.scoring import noise_shares
-from localeval.samples import Sample
 
 _FIELDS = ("user_input", "response", "reference", "retrieved_contexts")
 _STEPS = CLAIM_STEPS

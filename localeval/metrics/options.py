@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from localeval.calibration import JUDGE_ONLY, Calibration
 from localeval.errors import ConfigError
+from localeval.grounding.calibration import JUDGE_ONLY, Calibration
 
 
 @dataclass(frozen=True)

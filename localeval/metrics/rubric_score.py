@@ -1,10 +1,10 @@
 """Rubric score: a 1-5 grade of the response against a rubric."""
 
-from localeval.criteria import REFERENCE_FREE, WITH_REFERENCE
+from localeval.data.samples import RUBRIC_FIELD, Sample
 from localeval.metrics.base import MetricProgram, Score, metric
 from localeval.metrics.options import DEFAULT_OPTIONS, MetricOptions
-from localeval.samples import RUBRIC_FIELD, Sample
 from localeval.steps import Call
+from localeval.steps.criteria import REFERENCE_FREE, WITH_REFERENCE
 
 
 def rubric_for(sample: Sample, options: MetricOptions) -> tuple[str, str]:

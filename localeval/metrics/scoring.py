@@ -11,7 +11,7 @@ from collections.abc import Hashable, Iterable, Sequence
 
 import numpy as np
 
-from localeval.text import normalize
+from localeval.data.text import normalize
 
 
 def fraction(hits: float, total: float) -> float:

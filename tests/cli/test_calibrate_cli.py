@@ -6,10 +6,10 @@ import json
 from click.testing import CliRunner
 from conftest import write_jsonl
 
-from localeval.calibration import CalibrationFile
 from localeval.cli import main
+from localeval.grounding.calibration import CalibrationFile
 from localeval.models import load_registry
-from localeval.prompts import PromptLibrary
+from localeval.steps.prompts import PromptLibrary
 
 ROWS = [
     {"user_input": "How tall is the Eiffel Tower?", "response": "The Eiffel Tower in Paris is 330 metres tall.",

@@ -8,8 +8,8 @@ from click.testing import CliRunner
 from conftest import write_jsonl
 
 from localeval.cli import main
-from localeval.bootstrap import mean_interval as paired_bootstrap
-from localeval.compare import compare_runs
+from localeval.results.bootstrap import mean_interval as paired_bootstrap
+from localeval.results.compare import compare_runs
 
 REFERENCE = {"a": "Paris", "b": "Rome", "c": "Oslo", "d": "Bern"}
 # Run B fixes b and c, breaks d; e is only in B. exact_match: A = 1, 0, 0, 1; B = 1, 1, 1, 0.

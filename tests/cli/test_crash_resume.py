@@ -12,8 +12,7 @@ from conftest import EXAMPLE_DATA
 # llama.cpp would, once CALLS_BEFORE_CRASH calls have finished.
 CRASH_AFTER_CALLS = """
 import os, signal, sys
-from localeval.judge import GGUFJudge
-
+from localeval.judge.gguf import GGUFJudge
 finished = 0
 generate = GGUFJudge.generate
 

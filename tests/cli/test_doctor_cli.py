@@ -6,8 +6,8 @@ import pytest
 from click.testing import CliRunner
 from conftest import EXAMPLE_DATA
 
-from localeval import judge_check
 from localeval.cli import main
+from localeval.judge import check as judge_check
 
 CRASHING_CHILD = [sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)"]
 

@@ -7,11 +7,11 @@ from click.testing import CliRunner
 from conftest import write_jsonl
 
 from localeval.cli import main
-from localeval.estimate import Speeds
+from localeval.judge.estimate import Speeds
+from localeval.judge.speeds import key_for, remember
 from localeval.models import file_sha256
-from localeval.progress import format_duration
-from localeval.speeds import key_for, remember
-from localeval.step_executor import CallCache
+from localeval.run.progress import format_duration
+from localeval.run.step_executor import CallCache
 
 ROWS = [
     {"id": "paris", "user_input": "What is the capital of France?",
@@ -33,10 +33,10 @@ def no_models(monkeypatch, tmp_path):
     def refuse(*args, **kwargs):
         raise AssertionError("a dry run loaded a model")
 
-    monkeypatch.setattr("localeval.judge.GGUFJudge.__post_init__", refuse)
-    monkeypatch.setattr("localeval.evaluation.ensure_judge_runs", refuse)
-    monkeypatch.setattr("localeval.judge_check.check_judge", refuse)
-    monkeypatch.setattr("localeval.encoders.load_embedder", refuse)
+    monkeypatch.setattr("localeval.judge.gguf.GGUFJudge.__post_init__", refuse)
+    monkeypatch.setattr("localeval.run.judges.ensure_judge_runs", refuse)
+    monkeypatch.setattr("localeval.judge.check.check_judge", refuse)
+    monkeypatch.setattr("localeval.models.encoders.load_embedder", refuse)
     monkeypatch.setenv("LOCALEVAL_CACHE_DIR", str(tmp_path / "cache"))
 
 
@@ -122,7 +122,7 @@ def test_judge_calls_finished_in_the_results_folder_are_not_counted(tmp_path, no
     calls_file = out / "judge_calls.jsonl"
     # An earlier "run" into the folder: the same calls, under the keys a run gives them, answered and kept.
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("localeval.dry_run._finished_calls", lambda path: CallCache(calls_file))
+        patch.setattr("localeval.run.dry_run._finished_calls", lambda path: CallCache(calls_file))
         dry_run(tmp_path)
     kept = calls_file.read_text(encoding="utf-8")
     result, _ = dry_run(tmp_path)
@@ -135,10 +135,10 @@ def test_judge_calls_finished_in_the_results_folder_are_not_counted(tmp_path, no
 
 
 def test_a_steps_instructions_count_once_however_the_steps_alternate(qwen05_path):
-    from localeval.dry_run import PlanningJudge
-    from localeval.judge import load_tokenizer
-    from localeval.prompts import PromptLibrary
+    from localeval.judge.gguf import load_tokenizer
+    from localeval.run.dry_run import PlanningJudge
     from localeval.steps import STEPS, Call
+    from localeval.steps.prompts import PromptLibrary
 
     judge = PlanningJudge(load_tokenizer(qwen05_path), n_ctx=8192)
     prompts = PromptLibrary()

@@ -14,12 +14,12 @@ from click.testing import CliRunner
 from conftest import write_jsonl
 from fakes import FakeJudge, as_json
 
-from localeval import evaluation
-from localeval.calibration import JudgeIdentity
 from localeval.cli import evaluate as evaluate_command
 from localeval.cli import main
+from localeval.grounding.calibration import JudgeIdentity
+from localeval.judge.system import llama_build
 from localeval.models import ResolvedModel, resolve_embedder_dir
-from localeval.system import llama_build
+from localeval.run import evaluation, judges
 
 GOOD_ROW = {"user_input": "What colour is the sky?", "response": "Blue.", "reference": "Blue.",
             "retrieved_contexts": ["The sky is blue."]}
@@ -179,7 +179,7 @@ def test_other_judge_commands_check_the_same_ranges(command):
 
 @pytest.mark.skipif(llama_build().gpu_offload, reason="this llama-cpp-python is a GPU build")
 def test_gpu_layers_on_a_cpu_build_is_refused_before_the_judge_loads(data, tmp_path, monkeypatch):
-    monkeypatch.setattr(evaluation, "ensure_judge_runs", no_judge_may_load)
+    monkeypatch.setattr(judges, "ensure_judge_runs", no_judge_may_load)
     result = evaluate(data, tmp_path / "out", "--metrics", "faithfulness", "--judge", "smollm2-135m",
                       "--gpu-layers", "-1")
     assert_refused(result, "Error: --gpu-layers -1: this llama-cpp-python is a CPU build, with no GPU offload. "
@@ -279,7 +279,7 @@ def test_an_out_that_cannot_be_written_fails_before_the_judge_loads(data, tmp_pa
 
 def test_results_that_cannot_be_saved_are_a_clear_error_and_the_judge_calls_are_kept(tmp_path, judge_replying,
                                                                                     monkeypatch):
-    from localeval.results import RunResult
+    from localeval.results.run_result import RunResult
 
     def disk_full(self, out_dir):
         raise OSError(28, "No space left on device")

@@ -10,8 +10,8 @@ from conftest import write_jsonl
 from localeval.cli import main
 from localeval.cli.evaluate import EXIT_BELOW_THRESHOLD
 from localeval.errors import ConfigError
-from localeval.gating import gate, parse_bounds
-from localeval.results import MetricSummary
+from localeval.results.gating import gate, parse_bounds
+from localeval.results.run_result import MetricSummary
 
 # exact_match: 1, 0, 1 -> mean 2/3; the fourth row has no reference, so its exact_match is NaN.
 ROWS = [{"id": "a", "response": "Paris", "reference": "Paris"},

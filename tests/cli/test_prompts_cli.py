@@ -6,8 +6,8 @@ from click.testing import CliRunner
 
 from localeval._resources import bundled_prompts_dir
 from localeval.cli import main
-from localeval.prompts import LANGUAGES
 from localeval.steps import STEPS
+from localeval.steps.prompts import LANGUAGES
 
 
 def run(*args: str):

@@ -3,8 +3,8 @@
 from click.testing import CliRunner
 from conftest import write_jsonl
 
-from localeval import html_report
 from localeval.cli import main
+from localeval.results import html_report
 
 ROWS = [{"id": "a", "response": "Paris", "reference": "Paris"}, {"id": "b", "response": "Lyon", "reference": "Rome"}]
 

@@ -7,9 +7,10 @@ from pathlib import Path
 from click.testing import CliRunner
 from conftest import write_jsonl
 
-from localeval.criteria import Definitions
-from localeval.evaluation import EvaluationOptions, _fingerprint_settings
-from localeval.sample_log import fingerprint
+from localeval.run.manifest import fingerprint_settings as _fingerprint_settings
+from localeval.run.options import EvaluationOptions
+from localeval.run.sample_log import fingerprint
+from localeval.steps.criteria import Definitions
 
 ROWS = [{"id": "a", "response": "Blue.", "reference": "Blue."}, {"id": "b", "response": "Red.", "reference": "Grey."}]
 REUSED = "Resuming: 2 of 2 samples are already scored."
@@ -83,8 +84,8 @@ def test_the_fingerprint_follows_the_judge_and_its_template_but_not_threads_or_t
 
 
 def test_a_resumed_run_stopped_early_keeps_the_finished_samples_it_had_not_reached(tmp_path, monkeypatch):
-    from localeval import batch_scoring, evaluation
     from localeval.metrics import METRICS
+    from localeval.run import batch_scoring, evaluation, planning
 
     rows = [{"id": f"r{i}", "response": "Blue.", "reference": "Blue."} for i in range(6)]
     data = write_jsonl(tmp_path / "data.jsonl", rows)
@@ -99,7 +100,7 @@ def test_a_resumed_run_stopped_early_keeps_the_finished_samples_it_had_not_reach
 
     monkeypatch.setattr(batch_scoring, "run_metrics", stopped)
     options = EvaluationOptions(data=data, out=out, metrics=("exact_match",), batch_size=2)
-    result = evaluation.run_evaluation(options, evaluation.load_dataset(options), [METRICS["exact_match"]],
+    result = evaluation.run_evaluation(options, planning.load_dataset(options), [METRICS["exact_match"]],
                                        keep_samples=False)
     after = [json.loads(line) for line in (out / "samples.jsonl").open()]
     assert [record["id"] for record in after] == [f"r{i}" for i in range(6)]

@@ -4,13 +4,13 @@ benchmarks/metaeval.py measures it: the 0.5B judge often returns such a question
 
 import pytest
 
-from localeval.judge import JudgeConfig
+from localeval.data.samples import Sample
+from localeval.data.text import detect_language
+from localeval.judge.protocol import JudgeConfig
 from localeval.metrics import METRICS
-from localeval.prompts import PromptLibrary
-from localeval.runner import run_metrics
-from localeval.samples import Sample
-from localeval.step_executor import StepExecutor
-from localeval.text import detect_language
+from localeval.run.runner import run_metrics
+from localeval.run.step_executor import StepExecutor
+from localeval.steps.prompts import PromptLibrary
 
 # topic: (language, question, an answer, a response that answers nothing)
 CASES = {

@@ -7,10 +7,10 @@ import math
 import pytest
 from programs import finish
 
+from localeval.data.samples import Sample
 from localeval.metrics import METRICS
 from localeval.metrics.answer_completeness import answer_completeness, distinct
 from localeval.metrics.context_relevancy import SENTENCES_PER_CALL
-from localeval.samples import Sample
 from localeval.steps import Call
 from localeval.steps.completeness import QuestionParts
 from localeval.steps.relevance import SentenceVerdicts

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from programs import finish
 
-from localeval.encoders import Embed
+from localeval.data.samples import Sample
 from localeval.metrics import METRICS, Score
 from localeval.metrics.answer_relevancy import answer_relevancy
 from localeval.metrics.options import MetricOptions
-from localeval.samples import Sample
+from localeval.models.encoders import Embed
 from localeval.steps import Call
 from localeval.steps.questions import GeneratedQuestion, Questions
 

@@ -9,11 +9,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from localeval.encoders import CrossEncoderScorer, Encoders, SentenceTransformerEmbedder
+from localeval.data.samples import Sample
 from localeval.metrics import METRICS
 from localeval.models import resolve_embedder_dir
-from localeval.runner import run_metrics
-from localeval.samples import Sample
+from localeval.models.encoders import (
+    CrossEncoderScorer,
+    Encoders,
+    SentenceTransformerEmbedder,
+)
+from localeval.run.runner import run_metrics
 
 PAIRS = [("The Eiffel Tower is 330 metres tall.", "The Eiffel Tower has a height of 330 m."),
          ("The Eiffel Tower is 330 metres tall.", "Bananas are rich in potassium."),

@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 from programs import finish
 
-from localeval.encoders import Similarity
+from localeval.data.samples import Sample
 from localeval.metrics import METRICS, Score
 from localeval.metrics.answer_similarity import answer_similarity
 from localeval.metrics.options import MetricOptions
-from localeval.samples import Sample
+from localeval.models.encoders import Similarity
 
 RESPONSE = "Paris is the capital of France."
 REFERENCE = "France's capital is Paris."

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from programs import brief, finish, per_sentence, view
 
+from localeval.data.samples import Sample
 from localeval.metrics import METRICS
 from localeval.metrics.context_entity_recall import context_entity_recall
 from localeval.metrics.context_precision import context_precision, context_utilization
 from localeval.metrics.context_recall import context_recall
 from localeval.metrics.context_relevancy import context_relevancy
-from localeval.samples import Sample
 from localeval.steps import Call
 from localeval.steps.entities import Entities
 from localeval.steps.relevance import SentenceVerdicts

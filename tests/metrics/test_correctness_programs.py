@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from programs import finish, per_sentence, support, view
 
-from localeval.encoders import Similarity
+from localeval.data.samples import Sample
 from localeval.metrics import METRICS, MetricProgram
 from localeval.metrics.claims import statement_calls
 from localeval.metrics.correctness import (
@@ -15,7 +15,7 @@ from localeval.metrics.correctness import (
     factual_correctness_recall,
 )
 from localeval.metrics.options import MetricOptions
-from localeval.samples import Sample
+from localeval.models.encoders import Similarity
 from localeval.steps.verdicts import SupportVerdict
 
 QUESTION = "Tell me about the Eiffel Tower."

@@ -13,15 +13,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import pytest
 
-from localeval import criteria
-from localeval.encoders import Embed, Similarity
+from localeval.data.samples import FIELDS, RUBRIC_FIELD, Sample
 from localeval.metrics import METRICS, Metric, Score
 from localeval.metrics.options import MetricOptions
-from localeval.prompts import PromptLibrary
-from localeval.samples import FIELDS, RUBRIC_FIELD, Sample
-from localeval.steps import Call
+from localeval.models.encoders import Embed, Similarity
+from localeval.steps import Call, criteria
 from localeval.steps.completeness import QuestionParts
 from localeval.steps.entities import Entities
+from localeval.steps.prompts import PromptLibrary
 from localeval.steps.questions import GeneratedQuestion, Questions
 from localeval.steps.relevance import SentenceVerdicts
 from localeval.steps.rubric import RubricGrade

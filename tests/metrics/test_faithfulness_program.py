@@ -7,12 +7,12 @@ import math
 import pytest
 from programs import brief, finish, per_sentence, view
 
-from localeval.calibration import Calibration, Factor
+from localeval.data.samples import Sample
+from localeval.grounding.calibration import Calibration, Factor
 from localeval.metrics import METRICS
 from localeval.metrics.claims import is_short_answer
 from localeval.metrics.faithfulness import faithfulness
 from localeval.metrics.options import MetricOptions
-from localeval.samples import Sample
 from localeval.steps import Call
 from localeval.steps.statements import Statements
 from localeval.steps.verdicts import SupportVerdict

@@ -2,12 +2,12 @@
 
 import pytest
 
-from localeval.judge import JudgeConfig
+from localeval.data.samples import Sample
+from localeval.judge.protocol import JudgeConfig
 from localeval.metrics import METRICS
-from localeval.prompts import PromptLibrary
-from localeval.runner import run_metrics
-from localeval.samples import Sample
-from localeval.step_executor import StepExecutor
+from localeval.run.runner import run_metrics
+from localeval.run.step_executor import StepExecutor
+from localeval.steps.prompts import PromptLibrary
 
 # topic: (question, context, supported answer, contradicted answer)
 CASES = {

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 from programs import finish, view
 
+from localeval.data.samples import Sample
 from localeval.errors import ConfigError
 from localeval.metrics import METRICS, MetricProgram
 from localeval.metrics.aspect_critique import critique_metric
 from localeval.metrics.options import MetricOptions
 from localeval.metrics.rubric_score import rubric_score
 from localeval.metrics.summarization import summarization_score
-from localeval.samples import Sample
 from localeval.steps import Call
 from localeval.steps.rubric import RubricGrade
 from localeval.steps.summary import KeyphraseQuestions, SummaryAnswers

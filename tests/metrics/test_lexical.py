@@ -6,6 +6,7 @@ import math
 
 import pytest
 
+from localeval.data.samples import Sample
 from localeval.metrics import METRICS
 from localeval.metrics.lexical import (
     CONTEXT_MATCH_THRESHOLD,
@@ -21,7 +22,6 @@ from localeval.metrics.lexical import (
     string_similarity,
 )
 from localeval.metrics.scoring import lcs_length, rouge_l_f1
-from localeval.samples import Sample
 
 LEXICAL = ("exact_match", "string_presence", "bleu", "chrf", "rouge_l", "string_similarity",
            "context_precision_string", "context_recall_string", "context_precision_ids", "context_recall_ids")

@@ -5,11 +5,14 @@ from __future__ import annotations
 import pytest
 from programs import finish, per_sentence, support, view
 
+from localeval.data.samples import Sample
 from localeval.metrics import METRICS
 from localeval.metrics.claims import statement_calls
-from localeval.metrics.noise_sensitivity import noise_sensitivity_irrelevant, noise_sensitivity_relevant
+from localeval.metrics.noise_sensitivity import (
+    noise_sensitivity_irrelevant,
+    noise_sensitivity_relevant,
+)
 from localeval.metrics.options import MetricOptions
-from localeval.samples import Sample
 from localeval.steps.verdicts import SupportVerdict
 
 QUESTION = "Tell me about the Eiffel Tower."

@@ -5,9 +5,9 @@ from pathlib import Path
 import pytest
 
 from localeval._resources import project_path, registry_path
-from localeval.encoders import MULTILINGUAL_DEFAULT
 from localeval.errors import ModelFileError
 from localeval.models import ModelEntry, load_registry
+from localeval.models.encoders import MULTILINGUAL_DEFAULT
 
 VALID = """
 default_judge = "judge-a"

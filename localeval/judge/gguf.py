@@ -1,0 +1,246 @@
+"""The GGUF judge: a local model run by llama-cpp-python, answering in JSON constrained by a grammar."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from localeval.errors import ConfigError, ModelFileError
+from localeval.judge.chat_template import (
+    ChatTemplate,
+    Message,
+    Segment,
+    tokenize_segments,
+)
+from localeval.judge.estimate import shared_prefix
+from localeval.judge.protocol import (
+    ContextOverflow,
+    Generation,
+    JudgeConfig,
+    JudgeTimings,
+)
+
+
+@dataclass
+class GGUFJudge:
+    """A GGUF model loaded from a local file. Only local paths: nothing is ever downloaded."""
+
+    path: Path
+    config: JudgeConfig = field(default_factory=JudgeConfig)
+
+    def __post_init__(self) -> None:
+        from localeval.judge.grammar_sampling import GrammarCheckedLlama
+        from localeval.judge.prefix_states import PrefixStates
+        from localeval.judge.prompt_lookup import PromptLookup
+
+        check_gpu_offload(self.config.n_gpu_layers)
+
+        drafts = PromptLookup(max_draft=self.config.draft_tokens) if self.config.draft_tokens else None
+        try:
+            with _weight_repacking(self.config.weight_repacking):
+                self._llm = GrammarCheckedLlama(
+                    model_path=str(self.path), n_ctx=self.config.n_ctx, n_threads=self.config.threads(),
+                    n_threads_batch=self.config.threads(), n_gpu_layers=self.config.n_gpu_layers,
+                    seed=self.config.seed, verbose=False,
+                    prompt_lookup=drafts)
+        except (ValueError, RuntimeError) as error:
+            raise ModelFileError(f"llama.cpp could not load {self.path}: {error}") from None
+        self.n_ctx = self._llm.n_ctx()
+        self._prefixes = PrefixStates(self._llm, self.config.prefix_state_mib * 2**20)
+        self._call_seconds = 0.0
+        self._generated_tokens = 0
+        self.tokenizer = JudgeTokenizer(self._llm, self.config.chat_template, self.path)
+
+    @property
+    def template_sha256(self) -> str:
+        return self.tokenizer.template.sha256
+
+    def prompt_tokens(self, messages: list[Message]) -> list[int]:
+        return self.tokenizer.prompt_tokens(messages)
+
+    def forget_context(self) -> None:
+        """Drop the KV cache, so that the next prompt shares no prefix with the last one and is evaluated whole."""
+        self._llm.reset()
+
+    def close(self) -> None:
+        """Free the model and its context now rather than at garbage collection (the last grammar sampler first)."""
+        self._llm.last_sampler = None
+        self._llm.close()
+
+    def timings(self) -> JudgeTimings:
+        """Since the load: llama.cpp's own prompt counters (less drafted batches, which are generation), tokens
+        generated, and the seconds all calls took."""
+        import llama_cpp
+
+        perf = llama_cpp.llama_perf_context(self._llm._ctx.ctx)
+        llm = self._llm
+        return JudgeTimings(perf.n_p_eval - llm.draft_tokens_checked, perf.t_p_eval_ms / 1000 - llm.draft_seconds,
+                            self._generated_tokens, self._call_seconds)
+
+    def generate(self, messages: list[Message], schema: dict[str, Any], max_tokens: int,
+                 seed: int, temperature: float) -> Generation:
+        from llama_cpp import StoppingCriteriaList
+
+        tokens, prefix_length = self.tokenizer.prompt_and_prefix(messages)
+        if len(tokens) + max_tokens > self.n_ctx:
+            raise ContextOverflow(len(tokens), max_tokens, self.n_ctx)
+        started = time.perf_counter()
+        reused = self._prefixes.prepare(tokens, prefix_length)
+        self._llm.last_sampler = None
+        deadline = None if self.config.timeout is None else _Deadline(started + self.config.timeout)
+        reply = self._llm.create_completion(prompt=tokens, max_tokens=max_tokens, temperature=temperature,
+                                            seed=seed, grammar=_grammar(json.dumps(schema)),
+                                            stopping_criteria=StoppingCriteriaList([deadline]) if deadline else None)
+        seconds = time.perf_counter() - started
+        self._call_seconds += seconds
+        self._generated_tokens += reply["usage"]["completion_tokens"]
+        choice = reply["choices"][0]
+        usage = reply["usage"]
+        if deadline is not None and deadline.passed:
+            raise TimeoutError(f"no answer within the judge timeout of {self.config.timeout:g} s: stopped after "
+                               f"{seconds:.1f} s and {usage['completion_tokens']} tokens")
+        sampler = self._llm.last_sampler
+        return Generation(text=choice["text"], prompt_tokens=usage["prompt_tokens"],
+                          completion_tokens=usage["completion_tokens"], seconds=seconds,
+                          reused_prompt_tokens=min(reused, len(tokens) - 1),  # the last one is always evaluated
+                          truncated=choice["finish_reason"] == "length",
+                          choice_probabilities=tuple(sampler.choice_probabilities.get("digit", ())) if sampler else (),
+                          yes_probabilities=tuple(sampler.choice_probabilities.get("word", ())) if sampler else ())
+
+
+class JudgeTokenizer:
+    """The judge's chat template and tokenizer: a prompt's tokens exactly as the judge reads them."""
+
+    def __init__(self, llm: Any, chat_template: Path | None, path: Path):
+        model = llm._model
+        self._llm = llm
+        self._control_texts = _control_texts(model)
+        self.template = ChatTemplate(_chat_template_source(llm, chat_template, path),
+                                     bos_token=model.token_get_text(model.token_bos()),
+                                     eos_token=model.token_get_text(model.token_eos()), origin=str(chat_template or path))
+
+    def prompt_tokens(self, messages: list[Message]) -> list[int]:
+        """The template writes BOS and the turn markers itself; text in the messages never becomes one."""
+        return tokenize_segments(self.template.segments(messages), self._tokenize, self._control_texts)
+
+    def prompt_and_prefix(self, messages: list[Message]) -> tuple[list[int], int]:
+        """The prompt's tokens, and how many of them come before the last message's content: for a judge step,
+        its instructions and examples, which every call of the step repeats."""
+        segments = self.template.segments(messages)
+        tokens = tokenize_segments(segments, self._tokenize, self._control_texts)
+        prefix = self._prefix_tokens(tuple(segments[:-2]))
+        return tokens, shared_prefix(tokens, prefix)
+
+    @lru_cache(maxsize=64)
+    def _prefix_tokens(self, segments: tuple[Segment, ...]) -> list[int]:
+        return tokenize_segments(list(segments), self._tokenize, self._control_texts)
+
+    def _tokenize(self, text: str, special: bool) -> list[int]:
+        return self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=special)
+
+    def count(self, text: str) -> int:
+        """Tokens of plain text, such as an answer the judge would write."""
+        return len(self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+
+def load_tokenizer(path: Path, chat_template: Path | None = None) -> JudgeTokenizer:
+    """The judge's vocabulary and chat template without its weights: loads in well under a second."""
+    from llama_cpp import Llama
+
+    try:
+        # llama.cpp warns that a vocabulary-only model has no training context; expected here, so kept quiet.
+        with contextlib.redirect_stderr(io.StringIO()):
+            llm = Llama(model_path=str(path), vocab_only=True, verbose=False)
+    except (ValueError, RuntimeError) as error:
+        raise ModelFileError(f"llama.cpp could not read the vocabulary of {path}: {error}") from None
+    return JudgeTokenizer(llm, chat_template, path)
+
+
+def _chat_template_source(llm: Any, chat_template: Path | None, path: Path) -> str:
+    if chat_template is not None:
+        try:
+            return chat_template.read_text(encoding="utf-8")
+        except OSError as error:
+            raise ModelFileError(f"Cannot read chat template {chat_template}: {error.strerror}") from None
+    template = llm.metadata.get("tokenizer.chat_template")
+    if not template:
+        raise ModelFileError(f"{path} has no chat template in its metadata; "
+                             "give one with --chat-template FILE (a Jinja chat template).")
+    return template
+
+
+def _control_texts(model: Any) -> tuple[str, ...]:
+    """The text of every token that tokenizing with special tokens on turns into one (as llama.cpp decides)."""
+    import llama_cpp
+
+    special = llama_cpp.LLAMA_TOKEN_ATTR_CONTROL | llama_cpp.LLAMA_TOKEN_ATTR_USER_DEFINED | \
+        llama_cpp.LLAMA_TOKEN_ATTR_UNKNOWN
+    texts = (model.token_get_text(token) for token in range(model.n_vocab()) if model.token_get_attr(token) & special)
+    return tuple(text for text in texts if text)
+
+
+def check_gpu_offload(n_gpu_layers: int) -> None:
+    """A CPU build ignores n_gpu_layers without a word; a user who asked for the GPU should hear so."""
+    from localeval.judge.system import llama_build
+
+    if n_gpu_layers < -1:
+        raise ConfigError(f"--gpu-layers {n_gpu_layers}: give a number of layers, 0 for none or -1 for all")
+    if n_gpu_layers and not llama_build().gpu_offload:
+        raise ConfigError(f"--gpu-layers {n_gpu_layers}: this llama-cpp-python is a CPU build, with no GPU offload. "
+                          'Rebuild it for the GPU (CMAKE_ARGS="-DGGML_CUDA=on" scripts/setup.sh), '
+                          "or leave --gpu-layers out to run on the CPU.")
+
+
+class _Deadline:
+    """A llama-cpp-python stopping criterion, checked after each sampled token: stop once the deadline has passed.
+
+    The prompt's evaluation comes before the first check, so a call runs at least that long.
+    """
+
+    def __init__(self, at: float):
+        self.at = at
+        self.passed = False
+
+    def __call__(self, input_ids: Any, logits: Any) -> bool:
+        self.passed = self.passed or time.perf_counter() >= self.at
+        return self.passed
+
+
+@contextmanager
+def _weight_repacking(enabled: bool) -> Iterator[None]:
+    """llama-cpp-python has no argument for llama.cpp's `use_extra_bufts`, so it is set on the default
+    model parameters that `Llama` starts from, for the duration of one load."""
+    if enabled:
+        yield
+        return
+    from llama_cpp import llama as llama_module
+
+    low_level = llama_module.llama_cpp
+    original = low_level.llama_model_default_params
+
+    def without_repacking():
+        params = original()
+        params.use_extra_bufts = False
+        return params
+
+    low_level.llama_model_default_params = without_repacking
+    try:
+        yield
+    finally:
+        low_level.llama_model_default_params = original
+
+
+@lru_cache(maxsize=64)
+def _grammar(schema_json: str):
+    """Grammars are compiled once per schema, not once per call."""
+    from llama_cpp import LlamaGrammar
+
+    return LlamaGrammar.from_json_schema(schema_json, verbose=False)
