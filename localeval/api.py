@@ -24,6 +24,7 @@ from localeval.judge.protocol import JudgeConfig
 from localeval.judge.server import is_server_url
 from localeval.metrics import Metric
 from localeval.metrics.options import MetricOptions
+from localeval.metrics.selection import metric_names
 from localeval.models import resolve_judge
 from localeval.models.encoders import EncoderPool
 from localeval.results.run_result import RunResult
@@ -52,9 +53,9 @@ class Judge:
     def __init__(self, model: str | Path | None = None, *, n_ctx: int = 8192, threads: int | None = None,
                  gpu_layers: int = 0, seed: int = 0, temperature: float = 0.0, chat_template: str | Path | None = None,
                  timeout: float | None = None, draft_tokens: int = 3, api_key_env: str | None = None) -> None:
-        config = JudgeConfig(n_ctx=n_ctx, n_threads=threads, n_gpu_layers=gpu_layers, seed=seed,
-                             temperature=temperature, timeout=timeout, draft_tokens=draft_tokens,
-                             chat_template=Path(chat_template) if chat_template else None, api_key_env=api_key_env)
+        config = JudgeConfig.from_options(n_ctx=n_ctx, threads=threads, gpu_layers=gpu_layers, seed=seed,
+                                          temperature=temperature, timeout=timeout, draft_tokens=draft_tokens,
+                                          chat_template=chat_template, api_key_env=api_key_env)
         spec = None if model is None else str(model)
         self.loaded: LoadedJudge = (load_server_judge(spec, config) if is_server_url(spec)
                                     else load_judge(resolve_judge(spec), config))
@@ -116,7 +117,7 @@ def evaluate(data: Data, metrics: Sequence[str] | str | None = None, judge: Judg
     with tempfile.TemporaryDirectory(prefix="localeval-") as scratch:
         options = EvaluationOptions(
             data=_data_file(data, Path(scratch)), out=Path(out) if out is not None else Path(scratch) / "results",
-            metrics=_metric_names(metrics), judge=None if judge is None or isinstance(judge, Judge) else str(judge),
+            metrics=metric_names(metrics), judge=None if judge is None or isinstance(judge, Judge) else str(judge),
             judge_config=_judge_config(judge_options), prompts_dir=Path(prompts) if prompts else None,
             field_map=dict(field_map or {}), lang=lang, definitions=definitions, batch_size=batch_size,
             executor=executor,
@@ -188,25 +189,12 @@ def _plain(value: Any) -> Any:
     raise TypeError(f"a {type(value).__name__} cannot be a dataset value")
 
 
-def _metric_names(metrics: Sequence[str] | str | None) -> tuple[str, ...] | None:
-    if metrics is None:
-        return None
-    names = metrics.split(",") if isinstance(metrics, str) else metrics
-    return tuple(filter(None, (name.strip() for name in names)))
-
-
 def _pairs(named: Mapping[str, str] | None) -> list[str]:
     return [f"{name}={text}" for name, text in (named or {}).items()]
 
 
 def _judge_config(options: dict[str, Any]) -> JudgeConfig:
-    known = {"n_ctx": "n_ctx", "threads": "n_threads", "gpu_layers": "n_gpu_layers", "seed": "seed",
-             "temperature": "temperature", "chat_template": "chat_template", "timeout": "timeout",
-             "draft_tokens": "draft_tokens", "api_key_env": "api_key_env"}
-    if unknown := sorted(set(options) - set(known)):
-        raise ConfigError(f"Unknown option(s) for evaluate: {', '.join(unknown)}; judge options: "
-                          f"{', '.join(known)}.")
-    config = {known[name]: value for name, value in options.items()}
-    if config.get("chat_template"):
-        config["chat_template"] = Path(config["chat_template"])
-    return JudgeConfig(**config)
+    try:
+        return JudgeConfig.from_options(**options)
+    except ConfigError as error:
+        raise ConfigError(f"{error} (evaluate's other options are its keyword arguments)") from None

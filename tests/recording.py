@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from localeval.judge.gguf import Message
-from localeval.judge.protocol import Generation, Judge
+from localeval.judge.protocol import Generation, JudgeBackend
 from localeval.steps.prompts import LANGUAGES, PromptLibrary
 
 
@@ -25,7 +25,7 @@ class Recorded:
 class RecordingJudge:
     """Passes every call to `judge` and records it; the step is recognised by its prompt's instruction."""
 
-    def __init__(self, judge: Judge):
+    def __init__(self, judge: JudgeBackend):
         self.judge = judge
         self.n_ctx = judge.n_ctx
         self.calls: list[Recorded] = []

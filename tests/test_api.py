@@ -124,7 +124,7 @@ def test_row_problems_are_warned_about_and_skip_their_row_only(caplog):
     (lambda j: evaluate(42), "data must be a file path, a list of dicts or a pandas DataFrame, not int."),
     (lambda j: evaluate([ROWS[0], "text"]), "data record 2 is a str, not a dict."),
     (lambda j: evaluate(ROWS, ["exact_match"], judge=j, threads=4), "Judge options (threads) belong to Judge(...)"),
-    (lambda j: evaluate(ROWS, ["exact_match"], temprature=0.5), "Unknown option(s) for evaluate: temprature"),
+    (lambda j: evaluate(ROWS, ["exact_match"], temprature=0.5), "Unknown judge option(s): temprature"),
     (lambda j: evaluate(ROWS, ["exact_match"], keep_samples=False), "keep_samples=False needs out="),
     (lambda j: evaluate(ROWS, ["no_such_metric"]), "no_such_metric"),
     (lambda j: load("/nonexistent/run"), "/nonexistent/run is not a finished results folder"),

@@ -76,7 +76,7 @@ def calibrate(labelled: tuple[Path, ...], judges: tuple[str, ...], judge_api_key
         raise ConfigError(f"--folds must be 2 or more, not {folds}.")
     sets = [Labelled(path, read_labelled(path)) for path in labelled]
     out.mkdir(parents=True, exist_ok=True)
-    config = JudgeConfig(n_ctx=n_ctx, n_threads=threads, n_gpu_layers=gpu_layers, api_key_env=judge_api_key_env)
+    config = JudgeConfig.from_options(n_ctx=n_ctx, threads=threads, gpu_layers=gpu_layers, api_key_env=judge_api_key_env)
     table: list[tuple[str, str, Agreement, str]] = []
     for judge in judges or (load_registry().default_judge,):
         name = _slug(judge)

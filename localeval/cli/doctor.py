@@ -32,8 +32,8 @@ def doctor(judge: str | None, judge_api_key_env: str | None, threads: int | None
     The judge runs in a child process, so a crash in llama.cpp is reported. Exits 1 when anything
     failed, for instance when the judge cannot generate.
     """
-    config = JudgeConfig(n_threads=threads, n_gpu_layers=gpu_layers, chat_template=chat_template,
-                         api_key_env=judge_api_key_env)
+    config = JudgeConfig.from_options(threads=threads, gpu_layers=gpu_layers, chat_template=chat_template,
+                                      api_key_env=judge_api_key_env)
     section, failures, warnings = None, 0, 0
     for finding in diagnose(judge, config, embedders=not no_embedders):
         if finding.section != section:

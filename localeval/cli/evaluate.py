@@ -24,6 +24,7 @@ from localeval.errors import ConfigError
 from localeval.grounding.calibration import CalibrationFile
 from localeval.judge.protocol import JudgeConfig
 from localeval.metrics.options import MetricOptions
+from localeval.metrics.selection import metric_names
 from localeval.results.gating import (
     NAN_POLICIES,
     NanPolicy,
@@ -116,13 +117,13 @@ def evaluate(data: Path, metric_list: str | None, judge: str | None, judge_api_k
              summary_md: Path | None, ray_address: str | None, ray_actors: int | None, dry_run: bool) -> None:
     """Score DATA (JSONL, JSON, CSV, Parquet or a saved `datasets` folder) and write per-sample results, a summary
     and a manifest."""
-    config = JudgeConfig(n_ctx=n_ctx, n_threads=threads, n_gpu_layers=gpu_layers, seed=seed,
-                         temperature=temperature, chat_template=chat_template, timeout=judge_timeout,
-                         draft_tokens=draft_tokens, api_key_env=judge_api_key_env)
+    config = JudgeConfig.from_options(n_ctx=n_ctx, threads=threads, gpu_layers=gpu_layers, seed=seed,
+                                      temperature=temperature, chat_template=chat_template, timeout=judge_timeout,
+                                      draft_tokens=draft_tokens, api_key_env=judge_api_key_env)
     bounds = parse_bounds(bound_pairs)
     if ray_actors is not None and ray_address is None:
         raise click.UsageError("--ray-actors needs --ray.")
-    requested = None if metric_list is None else tuple(filter(None, (name.strip() for name in metric_list.split(","))))
+    requested = metric_names(metric_list)
     user = read_definitions(criteria_file) if criteria_file else Definitions()
     user = user.merged(Definitions(parse_named(criterion_pairs, "criterion"), parse_named(rubric_pairs, "rubric")))
     options = EvaluationOptions(data=data, out=out, metrics=requested, judge=judge, judge_config=config,

@@ -80,8 +80,17 @@ def normalize(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
-_KANA = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+KANA = "\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f"  # hiragana, katakana and their extensions, half-width katakana
+HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # CJK ideographs, extension A and compatibility ideographs
+CJK_CLASS = f"[{KANA}{HAN}]"  # a regular-expression class: the one definition of a CJK character
+_KANA = re.compile(f"[{KANA}]")
+_HAN = re.compile(f"[{HAN}]")
+_CJK = re.compile(CJK_CLASS)
+
+
+def is_cjk(char: str) -> bool:
+    """Kana or Han: a character of the space-less scripts, counted and compared one by one."""
+    return bool(_CJK.fullmatch(char))
 
 
 def detect_language(text: str) -> str:

@@ -15,11 +15,10 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from localeval.data.text import split_sentences
+from localeval.data.text import CJK_CLASS, split_sentences
 
-_CJK_CLASS = r"[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]"  # kana and Han
-_CJK = re.compile(_CJK_CLASS)
-_CJK_OR_NOT = re.compile(f"{_CJK_CLASS}+|[^{_CJK_CLASS[1:-1]}]+")
+_CJK = re.compile(CJK_CLASS)
+_CJK_OR_NOT = re.compile(f"{CJK_CLASS}+|[^{CJK_CLASS[1:-1]}]+")
 _WORD = re.compile(r"\w+")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 # English function words: a statement's "the" and "of" are in any context and prove nothing.

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from localeval.data.text import is_cjk
+
 # Statements a judge writes per sentence grow with the sentence's length: one, and one more per WORDS_PER_STATEMENT
 # words (CJK: characters), at most the step's limit of 6. Fitted to statement_support calls, which also lose
 # statements that code drops or merges: benchmarks/data/vs_ragas.jsonl gives 5.4 a sample (the README's run of the
@@ -74,7 +76,7 @@ def seconds(to_process: int, generated: int, speeds: Speeds) -> float:
 def statement_count(sentence: str) -> int:
     """Statements a judge typically makes of one sentence: by its words, or by its characters in Japanese/Chinese."""
     words = len(sentence.split())
-    cjk = sum(1 for char in sentence if _is_cjk(char))
+    cjk = sum(1 for char in sentence if is_cjk(char))
     count = cjk // CJK_CHARS_PER_STATEMENT if cjk > words else words // WORDS_PER_STATEMENT
     return max(1, min(MAX_STATEMENTS, 1 + count))
 
@@ -89,7 +91,3 @@ def split_evenly(items: Sequence[str], parts: int) -> list[list[str]]:
         runs.append(list(items[start:end]))
         start = end
     return runs
-
-
-def _is_cjk(char: str) -> bool:
-    return "\u3040" <= char <= "\u30ff" or "\u4e00" <= char <= "\u9fff"

@@ -8,7 +8,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from localeval.errors import ConfigError
 from localeval.judge.chat_template import Message
+
+# The judge options as users name them (CLI flags, API keywords) and the JudgeConfig field each sets.
+USER_OPTIONS = {"n_ctx": "n_ctx", "threads": "n_threads", "gpu_layers": "n_gpu_layers", "seed": "seed",
+                "temperature": "temperature", "chat_template": "chat_template", "timeout": "timeout",
+                "draft_tokens": "draft_tokens", "api_key_env": "api_key_env"}
 
 
 @dataclass(frozen=True)
@@ -35,6 +41,18 @@ class JudgeConfig:
 
     def threads(self) -> int:
         return self.n_threads or len(os.sched_getaffinity(0))
+
+    @classmethod
+    def from_options(cls, **options: Any) -> JudgeConfig:
+        """The settings from the options users give: the CLI's flags and the API's keywords share these names
+        (USER_OPTIONS); an option left as None keeps its default."""
+        if unknown := sorted(set(options) - set(USER_OPTIONS)):
+            raise ConfigError(f"Unknown judge option(s): {', '.join(unknown)}; judge options: "
+                              f"{', '.join(USER_OPTIONS)}.")
+        values = {USER_OPTIONS[name]: value for name, value in options.items() if value is not None}
+        if values.get("chat_template"):
+            values["chat_template"] = Path(values["chat_template"])
+        return cls(**values)
 
 
 @dataclass(frozen=True)
@@ -71,8 +89,10 @@ class ContextOverflow(Exception):
         self.prompt_tokens = prompt_tokens
 
 
-class Judge(Protocol):
-    """The one judge interface; tests inject faults with their own implementation."""
+class JudgeBackend(Protocol):
+    """What runs a judge step, in process (GGUFJudge) or on a server (ServerJudge); tests inject faults with their own.
+
+    Distinct from the API's `localeval.Judge`, which loads one of these and keeps it for many runs."""
 
     n_ctx: int
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from localeval.errors import ConfigError
@@ -87,3 +87,11 @@ def _lacking(metric: Metric, present_fields: set[str], rows: str = "the dataset 
     """Why no row can feed the metric (a field it requires that no row has), or None."""
     missing = [name for name in metric.required if name not in present_fields]
     return f"{rows} no {', '.join(missing)}" if missing else None
+
+
+def metric_names(metrics: Sequence[str] | str | None) -> tuple[str, ...] | None:
+    """Names from a list or a comma-separated string, blanks dropped; None stays None (the default suite)."""
+    if metrics is None:
+        return None
+    names = metrics.split(",") if isinstance(metrics, str) else metrics
+    return tuple(filter(None, (name.strip() for name in names)))

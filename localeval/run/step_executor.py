@@ -20,7 +20,7 @@ from localeval.judge.protocol import (
     CallUsage,
     ContextOverflow,
     Generation,
-    Judge,
+    JudgeBackend,
     JudgeConfig,
 )
 from localeval.steps import STEPS, Call, Step
@@ -100,7 +100,7 @@ class CallCache:
 class StepExecutor:
     """Runs step calls on one judge; identical calls (same inputs, prompt, model, seed) run once."""
 
-    def __init__(self, judge: Judge, judge_id: str, prompts: PromptLibrary, config: JudgeConfig,
+    def __init__(self, judge: JudgeBackend, judge_id: str, prompts: PromptLibrary, config: JudgeConfig,
                  cache: CallCache | None = None):
         self.judge = judge
         self.judge_id = judge_id

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from localeval.data.text import split_sentences
+from localeval.data.text import is_cjk, split_sentences
 from localeval.grounding.coverage import units
 
 GAP = "…"
@@ -113,7 +113,8 @@ def _join(parts: list[str]) -> str:
 
 
 def _is_cjk_end(char: str) -> bool:
-    return "\u3000" <= char <= "\u9fff" or "\uff00" <= char <= "\uffef" or char == GAP
+    """A CJK character, CJK or full-width punctuation, or a gap: what needs no space beside another one."""
+    return is_cjk(char) or "\u3000" <= char <= "\u303f" or "\uff00" <= char <= "\uffef" or char == GAP
 
 
 def input_chars(value: StepInput) -> int:
