@@ -4,7 +4,6 @@ the calibrations know it by."""
 from __future__ import annotations
 
 import hashlib
-import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,8 +16,6 @@ from localeval.judge.protocol import JudgeConfig
 from localeval.judge.server import ServerJudge, connect
 from localeval.judge.speeds import key_for, measured, remember
 from localeval.models import ResolvedModel, file_sha256
-
-log = logging.getLogger("localeval")
 
 
 def remember_speeds(judge: LoadedJudge) -> None:

@@ -3,7 +3,6 @@ can be reused (the fingerprint)."""
 
 from __future__ import annotations
 
-import logging
 import platform
 from datetime import datetime, timezone
 from importlib import metadata
@@ -16,14 +15,11 @@ from localeval.run.options import EvaluationOptions
 from localeval.steps.criteria import Definitions
 from localeval.steps.prompts import PromptLibrary
 
-log = logging.getLogger("localeval")
-
-
 _VERSIONED_PACKAGES = ("localeval", "llama-cpp-python", "sentence-transformers", "torch", "numpy", "pydantic", "click")
 
 
 def fingerprint_settings(manifest: dict[str, Any], options: EvaluationOptions,
-                          definitions: dict[str, Definitions]) -> dict[str, Any]:
+                         definitions: dict[str, Definitions]) -> dict[str, Any]:
     """What decides a sample's record: the manifest less what varies between identical runs, plus the inputs."""
     settings = {key: value for key, value in manifest.items()
                 if key not in ("created", "dataset", "encoders", "prompts")}
@@ -40,7 +36,7 @@ def fingerprint_settings(manifest: dict[str, Any], options: EvaluationOptions,
 
 
 def run_manifest(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric], prompts: PromptLibrary,
-              steps: list[str], langs: list[str], judge: dict[str, Any] | None) -> dict[str, Any]:
+                 steps: list[str], langs: list[str], judge: dict[str, Any] | None) -> dict[str, Any]:
     used_prompts = {}
     for step in steps:
         for lang in langs:

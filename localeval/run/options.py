@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -10,9 +9,6 @@ from localeval.grounding.calibration import CalibrationFile
 from localeval.judge.protocol import JudgeConfig
 from localeval.metrics.options import MetricOptions
 from localeval.steps.criteria import Definitions
-
-log = logging.getLogger("localeval")
-
 
 CALL_CACHE_FILE = "judge_calls.jsonl"
 DEFAULT_BATCH = 16
