@@ -32,8 +32,9 @@ def read(name: str) -> list[dict]:
 def jhars(rows: int | None) -> list[dict]:
     found = [r for r in read("jhars_dev.jsonl") if r["label"]["faithful"] is not None]
     with_unfaithful = {r["orig_id"] for r in found if not r["label"]["faithful"]}
-    ordered = [r for r in found if r["orig_id"] in with_unfaithful] + \
-              [r for r in found if r["orig_id"] not in with_unfaithful]
+    ordered = [r for r in found if r["orig_id"] in with_unfaithful] + [
+        r for r in found if r["orig_id"] not in with_unfaithful
+    ]
     return ordered[:rows]
 
 
@@ -49,8 +50,11 @@ def main() -> None:
     parser.add_argument("--uhgeval-rows", type=int, default=150)
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    for name, rows in (("jhars_dev.jsonl", jhars(args.jhars_rows)), ("uhgeval_dev.jsonl", uhgeval(args.uhgeval_rows)),
-                       ("halueval_qa_dev.jsonl", read("halueval_qa_dev.jsonl"))):
+    for name, rows in (
+        ("jhars_dev.jsonl", jhars(args.jhars_rows)),
+        ("uhgeval_dev.jsonl", uhgeval(args.uhgeval_rows)),
+        ("halueval_qa_dev.jsonl", read("halueval_qa_dev.jsonl")),
+    ):
         (args.out / name).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
         print(f"{args.out / name}: {len(rows)} rows")
 

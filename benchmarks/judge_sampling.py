@@ -15,10 +15,15 @@ from localeval.judge.grammar_sampling import GrammarCheckedLlama
 from localeval.judge.protocol import JudgeConfig
 from localeval.models import resolve_judge
 
-PROMPT = ("<|im_start|>user\nList twenty facts about the Eiffel Tower as JSON "
-          '{"statements": [...]}<|im_end|>\n<|im_start|>assistant\n')
-SCHEMA = {"type": "object", "required": ["statements"], "properties": {
-    "statements": {"type": "array", "maxItems": 24, "items": {"type": "string", "maxLength": 300}}}}
+PROMPT = (
+    "<|im_start|>user\nList twenty facts about the Eiffel Tower as JSON "
+    '{"statements": [...]}<|im_end|>\n<|im_start|>assistant\n'
+)
+SCHEMA = {
+    "type": "object",
+    "required": ["statements"],
+    "properties": {"statements": {"type": "array", "maxItems": 24, "items": {"type": "string", "maxLength": 300}}},
+}
 
 
 def measure(llm: Llama, grammar: LlamaGrammar | None, tokens: int) -> tuple[float, str]:
@@ -38,8 +43,9 @@ def main() -> None:
     threads = JudgeConfig().threads()
     grammar = LlamaGrammar.from_json_schema(json.dumps(SCHEMA), verbose=False)
     print(f"model {path}, {threads} threads, {args.tokens} tokens")
-    stock_speed, stock_text = measure(Llama(model_path=path, n_ctx=2048, n_threads=threads, verbose=False),
-                                      grammar, args.tokens)
+    stock_speed, stock_text = measure(
+        Llama(model_path=path, n_ctx=2048, n_threads=threads, verbose=False), grammar, args.tokens
+    )
     checked = GrammarCheckedLlama(model_path=path, n_ctx=2048, n_threads=threads, verbose=False)
     checked_speed, checked_text = measure(checked, grammar, args.tokens)
     free_speed, _ = measure(checked, None, args.tokens)

@@ -21,8 +21,10 @@ from localeval.judge.protocol import JudgeConfig
 from localeval.judge.system import cpu, llama_build
 from localeval.models import resolve_judge
 
-TEXT = ("The Rhine rises in the Swiss Alps, flows through Germany and the Netherlands, and reaches the North Sea "
-        "near Rotterdam. It has carried barge traffic since Roman times. ")
+TEXT = (
+    "The Rhine rises in the Swiss Alps, flows through Germany and the Netherlands, and reaches the North Sea "
+    "near Rotterdam. It has carried barge traffic since Roman times. "
+)
 
 
 def measure(judge: GGUFJudge, prompt_tokens: int, generate_tokens: int, repeats: int) -> tuple[float, float]:
@@ -57,11 +59,17 @@ def main() -> None:
     print(f"CPU: {cpu().model}; AMX: {'yes' if cpu().has_amx else 'no'}")
     print(f"llama-cpp-python {build.version}; built by setup: {build.setup_stamp is not None}")
     print(f"system info: {build.system_info}")
-    print(f"model {path}, {args.threads} threads, {args.gpu_layers} GPU layers, {args.prompt}-token prompt, "
-          f"{args.generate} generated tokens")
+    print(
+        f"model {path}, {args.threads} threads, {args.gpu_layers} GPU layers, {args.prompt}-token prompt, "
+        f"{args.generate} generated tokens"
+    )
     for repacking in (True, False):
-        config = JudgeConfig(n_ctx=args.prompt + args.generate + 16, n_threads=args.threads,
-                             weight_repacking=repacking, n_gpu_layers=args.gpu_layers)
+        config = JudgeConfig(
+            n_ctx=args.prompt + args.generate + 16,
+            n_threads=args.threads,
+            weight_repacking=repacking,
+            n_gpu_layers=args.gpu_layers,
+        )
         prompt_speed, generation_speed = measure(GGUFJudge(path, config), args.prompt, args.generate, args.repeats)
         label = "repacked weights" if repacking else "no repacking"
         print(f"  {label:<18} prompt {prompt_speed:7.1f} tokens/s   generation {generation_speed:6.1f} tokens/s")

@@ -67,32 +67,51 @@ METAEVAL = Path(__file__).resolve().parents[2] / "shared" / "metaeval"
 FOLDS = 5
 
 
-def score_rows(rows: list[dict], judge: str | None, out: Path | None, name: str,
-               metric: str = "faithfulness", evidence_sentences: int = 0) -> list[dict]:
+def score_rows(
+    rows: list[dict],
+    judge: str | None,
+    out: Path | None,
+    name: str,
+    metric: str = "faithfulness",
+    evidence_sentences: int = 0,
+) -> list[dict]:
     """One metric per row (same order), through the normal evaluation path."""
     fields = ("id", "user_input", "response", "retrieved_contexts")
     with tempfile.TemporaryDirectory() as scratch:
         folder = out / f"{name}-{metric}" if out else Path(scratch)
         folder.mkdir(parents=True, exist_ok=True)
         data = folder / "data.jsonl"
-        data.write_text("".join(json.dumps({k: row[k] for k in fields}, ensure_ascii=False) + "\n" for row in rows),
-                        encoding="utf-8")
-        options = EvaluationOptions(data=data, out=folder / "results", metrics=(metric,), judge=judge,
-                                    metric_options=MetricOptions(evidence_sentences=evidence_sentences))
+        data.write_text(
+            "".join(json.dumps({k: row[k] for k in fields}, ensure_ascii=False) + "\n" for row in rows),
+            encoding="utf-8",
+        )
+        options = EvaluationOptions(
+            data=data,
+            out=folder / "results",
+            metrics=(metric,),
+            judge=judge,
+            metric_options=MetricOptions(evidence_sentences=evidence_sentences),
+        )
         result = run_evaluation(options, read_dataset(data), [METRICS[metric]], progress=_progress)
         usage = result.usage()
         print(f"{metric}: {len(rows)} rows; judge {usage.calls} calls, {usage.seconds:.0f} s", flush=True)
-        return [{"score": s.scores[metric].value, "reason": s.scores[metric].reason,
-                 "evidence": s.scores[metric].evidence} for s in result.samples]
+        return [
+            {"score": s.scores[metric].value, "reason": s.scores[metric].reason, "evidence": s.scores[metric].evidence}
+            for s in result.samples
+        ]
 
 
 def _progress(state: RunProgress) -> None:
-    print(f"  {time.strftime('%H:%M:%S')} {state.step}: {state.step_done}/{state.step_total}, "
-          f"samples {state.samples_done}/{state.total_samples}", flush=True)
+    print(
+        f"  {time.strftime('%H:%M:%S')} {state.step}: {state.step_done}/{state.step_total}, "
+        f"samples {state.samples_done}/{state.total_samples}",
+        flush=True,
+    )
 
 
-def jhars(limit: int | None, judge: str | None, out: Path | None, floor_only: bool, evidence: int,
-          first: int | None = None) -> None:
+def jhars(
+    limit: int | None, judge: str | None, out: Path | None, floor_only: bool, evidence: int, first: int | None = None
+) -> None:
     rows = [r for r in _read("jhars_dev.jsonl") if r["label"]["faithful"] is not None]
     print("JHARS floor on all rows:")
     _print_jhars(rows, {"floor (bigram coverage)": _floor_scores(rows)})
@@ -100,7 +119,7 @@ def jhars(limit: int | None, judge: str | None, out: Path | None, floor_only: bo
         return
     if limit:
         negatives = [r for r in rows if not r["label"]["faithful"]]
-        rows = negatives + [r for r in rows if r["label"]["faithful"]][:max(0, limit - len(negatives))]
+        rows = negatives + [r for r in rows if r["label"]["faithful"]][: max(0, limit - len(negatives))]
     elif first:
         rows = rows[:first]
     results = score_rows(rows, judge, out, "jhars", evidence_sentences=evidence)
@@ -108,15 +127,24 @@ def jhars(limit: int | None, judge: str | None, out: Path | None, floor_only: bo
     kept = [(r, res["evidence"]["statements"]) for r, res in zip(rows, results) if not math.isnan(res["score"])]
     print(f"JHARS judged: {len(kept)} rows scored, {len(nan)} NaN")
     rows = [r for r, _ in kept]
-    selection = (f"--limit {limit}: every unfaithful row, then faithful ones in file order" if limit
-                 else f"the first {first} in file order" if first else "all")
-    statements = _with_cross_validated(rows, [st for _, st in kept],
-                                       f"{selection}; {_settings(judge, evidence)}")
-    _print_jhars(rows, {"floor (bigram coverage)": _floor_scores(rows),
-                        "judge verdicts": _statement_scores(statements, lambda s: s["judge_verdict"]),
-                        "judge P(1)": _statement_scores(statements, lambda s: s["judge_p"]),
-                        "faithfulness (shipped)": _statement_scores(statements, lambda s: s["p"]),
-                        "combined (cross-validated)": _statement_scores(statements, lambda s: s["cv_p"])})
+    selection = (
+        f"--limit {limit}: every unfaithful row, then faithful ones in file order"
+        if limit
+        else f"the first {first} in file order"
+        if first
+        else "all"
+    )
+    statements = _with_cross_validated(rows, [st for _, st in kept], f"{selection}; {_settings(judge, evidence)}")
+    _print_jhars(
+        rows,
+        {
+            "floor (bigram coverage)": _floor_scores(rows),
+            "judge verdicts": _statement_scores(statements, lambda s: s["judge_verdict"]),
+            "judge P(1)": _statement_scores(statements, lambda s: s["judge_p"]),
+            "faithfulness (shipped)": _statement_scores(statements, lambda s: s["p"]),
+            "combined (cross-validated)": _statement_scores(statements, lambda s: s["cv_p"]),
+        },
+    )
 
 
 def _floor_scores(rows: list[dict]) -> dict:
@@ -148,17 +176,22 @@ def _print_jhars(rows: list[dict], scorings: dict[str, dict]) -> None:
     faithful = [r["label"]["faithful"] for r in rows]
     print(f"  {len(rows)} responses ({sum(faithful)} faithful, {len(rows) - sum(faithful)} not)")
     for name, scored in scorings.items():
-        labelled = [(by_sentence.get(normalize(label["sentence"])), label["type"] == "No_hallucination")
-                    for row, by_sentence in zip(rows, scored["sentences"]) for label in row["label"]["sentence_labels"]
-                    if label["type"] in ("No_hallucination", "Unverifiable", "Contradictory")]
+        labelled = [
+            (by_sentence.get(normalize(label["sentence"])), label["type"] == "No_hallucination")
+            for row, by_sentence in zip(rows, scored["sentences"])
+            for label in row["label"]["sentence_labels"]
+            if label["type"] in ("No_hallucination", "Unverifiable", "Contradictory")
+        ]
         found = [(score, ok) for score, ok in labelled if score is not None]
         # A sentence the statements step made no statement from cannot lower the score: it counts as 1.0.
         every = [(1.0 if score is None else score, ok) for score, ok in labelled]
-        print(f"  {name:<28} response AUROC {auroc(scored['mean'], faithful):.3f} (mean), "
-              f"{auroc(scored['low'], faithful):.3f} (lowest); sentence AUROC "
-              f"{auroc([s for s, _ in every], [ok for _, ok in every]):.3f} on all {len(labelled)}, "
-              f"{auroc([s for s, _ in found], [ok for _, ok in found]):.3f} on the {len(found)} with statements "
-              f"({sum(not ok for _, ok in found)} of {sum(not ok for _, ok in labelled)} hallucinated)")
+        print(
+            f"  {name:<28} response AUROC {auroc(scored['mean'], faithful):.3f} (mean), "
+            f"{auroc(scored['low'], faithful):.3f} (lowest); sentence AUROC "
+            f"{auroc([s for s, _ in every], [ok for _, ok in every]):.3f} on all {len(labelled)}, "
+            f"{auroc([s for s, _ in found], [ok for _, ok in found]):.3f} on the {len(found)} with statements "
+            f"({sum(not ok for _, ok in found)} of {sum(not ok for _, ok in labelled)} hallucinated)"
+        )
 
 
 def uhgeval(limit: int | None, judge: str | None, out: Path | None, floor_only: bool, evidence: int) -> None:
@@ -169,25 +202,41 @@ def uhgeval(limit: int | None, judge: str | None, out: Path | None, floor_only: 
     _print_keyword_floor(rows)
     if floor_only:
         return
-    rows = rows[:limit or None]
+    rows = rows[: limit or None]
     print(f"UHGEval floor on the {len(rows)} judged rows:")
     _print_keyword_floor(rows)
     results = score_rows(rows, judge, out, "uhgeval", evidence_sentences=evidence)
     kept = [(r, res["evidence"]["statements"]) for r, res in zip(rows, results) if not math.isnan(res["score"])]
     print(f"UHGEval judged: {len(kept)} rows scored, {len(rows) - len(kept)} NaN")
     rows = [r for r, _ in kept]
-    cv = _with_cross_validated(rows, [st for _, st in kept],
-                               f"the first {len(rows)}; {_settings(judge, evidence)}")
-    views = {"judge verdicts": "judge_verdict", "judge P(1)": "judge_p", "faithfulness (shipped)": "p",
-             "combined (cross-validated)": "cv_p", "statement coverage (no model)": "coverage"}
+    cv = _with_cross_validated(rows, [st for _, st in kept], f"the first {len(rows)}; {_settings(judge, evidence)}")
+    views = {
+        "judge verdicts": "judge_verdict",
+        "judge P(1)": "judge_p",
+        "faithfulness (shipped)": "p",
+        "combined (cross-validated)": "cv_p",
+        "statement coverage (no model)": "coverage",
+    }
     for name, key in views.items():
         scores, reasonable, nowhere = _keyword_scores(rows, cv, lambda s, key=key: s[key])
-        print(f"  {name:<28} keyword AUROC {auroc(scores, reasonable):.3f} on {len(scores)} keywords "
-              f"({sum(not r for r in reasonable)} hallucinated); {nowhere} keywords in no statement")
+        print(
+            f"  {name:<28} keyword AUROC {auroc(scores, reasonable):.3f} on {len(scores)} keywords "
+            f"({sum(not r for r in reasonable)} hallucinated); {nowhere} keywords in no statement"
+        )
     # The floor on exactly the keywords scored above (those inside a statement), for a like-for-like comparison.
     print("  the floor on those same keywords:")
-    _print_keyword_floor([dict(row, label=dict(row["label"], keyword_labels=[
-        k for k in row["label"]["keyword_labels"] if _holding(k["keyword"], statements)])) for row, statements in zip(rows, cv)])
+    _print_keyword_floor(
+        [
+            dict(
+                row,
+                label=dict(
+                    row["label"],
+                    keyword_labels=[k for k in row["label"]["keyword_labels"] if _holding(k["keyword"], statements)],
+                ),
+            )
+            for row, statements in zip(rows, cv)
+        ]
+    )
 
 
 def _with_cross_validated(rows: list[dict], per_row: list[list[dict]], selection: str) -> list[list[dict]]:
@@ -196,12 +245,18 @@ def _with_cross_validated(rows: list[dict], per_row: list[list[dict]], selection
     units = [str(row["orig_id"]) for row in rows]
     fitted = calibrate([labelled_row(row) for row in rows], per_row, "dev", selection, FOLDS, units)
     for form, model in fitted.forms.items():
-        factors = " × ".join("σ(" + ", ".join(f"{k} {v:+.2f}" for k, v in f.weights.items())
-                             + f", bias {f.bias:+.2f})" for f in model.factors)
-        print(f"  {form} fitted on all {len(rows)} rows: {factors}; {fitted.agreement.level}-level AUROC "
-              f"(cross-validated) {fitted.agreement.by_label[form]}")
-    return [[dict(s, cv_p=p) for s, p in zip(statements, values)]
-            for statements, values in zip(per_row, fitted.cross_validated["both"])]
+        factors = " × ".join(
+            "σ(" + ", ".join(f"{k} {v:+.2f}" for k, v in f.weights.items()) + f", bias {f.bias:+.2f})"
+            for f in model.factors
+        )
+        print(
+            f"  {form} fitted on all {len(rows)} rows: {factors}; {fitted.agreement.level}-level AUROC "
+            f"(cross-validated) {fitted.agreement.by_label[form]}"
+        )
+    return [
+        [dict(s, cv_p=p) for s, p in zip(statements, values)]
+        for statements, values in zip(per_row, fitted.cross_validated["both"])
+    ]
 
 
 def _settings(judge: str | None, evidence: int) -> str:
@@ -239,14 +294,19 @@ def _print_keyword_floor(rows: list[dict]) -> None:
             substring.append(float(normalize(label["keyword"]).replace(" ", "") in plain))
             bigram.append(coverage(label["keyword"], have))
             reasonable.append(bool(label["reasonable"]))
-    print(f"  floor: keyword AUROC {auroc(substring, reasonable):.3f} (in the contexts or not), "
-          f"{auroc(bigram, reasonable):.3f} (bigram coverage) on {len(reasonable)} keywords "
-          f"({sum(not r for r in reasonable)} hallucinated)")
+    print(
+        f"  floor: keyword AUROC {auroc(substring, reasonable):.3f} (in the contexts or not), "
+        f"{auroc(bigram, reasonable):.3f} (bigram coverage) on {len(reasonable)} keywords "
+        f"({sum(not r for r in reasonable)} hallucinated)"
+    )
 
 
 WIKIQA_METRICS = ("answer_relevancy", "answer_completeness")
-WIKIEVAL_METRICS = {"faithfulness": ("faithfulness",), "answer_relevancy": ("answer_relevancy", "answer_completeness"),
-                    "context_relevance": ("context_relevancy", "context_utilization")}
+WIKIEVAL_METRICS = {
+    "faithfulness": ("faithfulness",),
+    "answer_relevancy": ("answer_relevancy", "answer_completeness"),
+    "context_relevance": ("context_relevancy", "context_utilization"),
+}
 
 
 # The model-free floor per aspect, on one side of a pair: word coverage of the answer by the contexts
@@ -269,19 +329,21 @@ def wikieval(judge: str | None, out: Path | None, floor_only: bool, aspects: lis
         floor = [{"score": WIKIEVAL_FLOORS[aspect](pair)} for pair in pairs]
         _print_pairs(f"WikiEval {aspect}", "floor (no model)", aspect_rows, floor)
         for metric in () if floor_only else metrics:
-            _print_pairs(f"WikiEval {aspect}", metric, aspect_rows,
-                         score_rows(pairs, judge, out, f"wikieval-{aspect}", metric))
+            _print_pairs(
+                f"WikiEval {aspect}", metric, aspect_rows, score_rows(pairs, judge, out, f"wikieval-{aspect}", metric)
+            )
 
 
 def wikiqa(limit: int | None, judge: str | None, out: Path | None, floor_only: bool, metrics: list[str]) -> None:
     """The metrics on the answering sentence (a) and a same-article sentence that does not answer (b)."""
-    rows = _read("ragas_wikiqa_dev.jsonl")[:limit or None]
+    rows = _read("ragas_wikiqa_dev.jsonl")[: limit or None]
     pairs = [dict(r, id=f"{r['id']}:{side}", **_side(r, side)) for r in rows for side in "ab"]
     floor = [{"score": WIKIEVAL_FLOORS["answer_relevancy"](pair)} for pair in pairs]
     _print_pairs("WikiQA answer relevance", "floor (no model)", rows, floor, each=False)
     for metric in () if floor_only else metrics:
-        _print_pairs("WikiQA answer relevance", metric, rows, score_rows(pairs, judge, out, "wikiqa", metric),
-                     each=False)
+        _print_pairs(
+            "WikiQA answer relevance", metric, rows, score_rows(pairs, judge, out, "wikiqa", metric), each=False
+        )
 
 
 def wikiqa_sentences(limit: int | None, judge: str | None, out: Path | None) -> None:
@@ -291,7 +353,7 @@ def wikiqa_sentences(limit: int | None, judge: str | None, out: Path | None) -> 
     words in the sentence), the embedder cosine with the question, and logistic combinations of P with
     the code signals, cross-validated by pair: whether code signals add to the judge for context_relevancy.
     """
-    rows = _read("ragas_wikiqa_dev.jsonl")[:limit or None]
+    rows = _read("ragas_wikiqa_dev.jsonl")[: limit or None]
     resolved = resolve_judge(judge)
     config = JudgeConfig()
     cache = CallCache(out / "wikiqa-sentences" / "judge_calls.jsonl") if out else CallCache()
@@ -305,8 +367,14 @@ def wikiqa_sentences(limit: int | None, judge: str | None, out: Path | None) -> 
             sentence, question = row[f"response_{side}"], row["user_input"]
             marked = executor.run(Call.of("sentence_relevance", user_input=question, sentences=[sentence]), "en")
             vectors = embedder.embed([question, sentence])
-            signals.append({"mark": float(marked.output.verdicts[0]), "p": marked.output.p[0],
-                            "overlap": coverage(question, [sentence]), "cosine": float(vectors[0] @ vectors[1])})
+            signals.append(
+                {
+                    "mark": float(marked.output.verdicts[0]),
+                    "p": marked.output.p[0],
+                    "overlap": coverage(question, [sentence]),
+                    "cosine": float(vectors[0] @ vectors[1]),
+                }
+            )
             relevant.append(side == "a")
             pair.append(i)
     print(f"WikiQA sentence relevance, {len(rows)} pairs ({len(signals)} sentences), AUROC:")
@@ -351,8 +419,11 @@ def _print_pairs(aspect: str, name: str, rows: list[dict], results: list[dict], 
         if each:
             print(f"  {row['orig_id'][:48]:<48} a {a:.3f}  b {b:.3f}")
     wins, ties = outcome.count("win"), outcome.count("tie")
-    print(f"{aspect} / {name}: a > b on {wins}/{len(outcome)} ({ties} ties, {outcome.count('loss')} losses); "
-          f"share {(wins + ties / 2) / len(outcome):.2f}", flush=True)
+    print(
+        f"{aspect} / {name}: a > b on {wins}/{len(outcome)} ({ties} ties, {outcome.count('loss')} losses); "
+        f"share {(wins + ties / 2) / len(outcome):.2f}",
+        flush=True,
+    )
 
 
 def _density(question: str, contexts: list[str]) -> float:
@@ -382,16 +453,24 @@ def main() -> None:
     parser.add_argument("--out", type=Path)
     parser.add_argument("--floor-only", action="store_true", help="only the model-free floor: no judge, seconds")
     parser.add_argument("--evidence-sentences", type=int, default=0)
-    parser.add_argument("--aspects", default=",".join(WIKIEVAL_METRICS),
-                        help=f"wikieval: which aspects (default: {','.join(WIKIEVAL_METRICS)})")
-    parser.add_argument("--sentences", action="store_true",
-                        help="wikiqa: sentence relevance signals (judge mark, its P, overlap, cosine) and their combination")
-    parser.add_argument("--metrics", default=",".join(WIKIQA_METRICS),
-                        help=f"wikiqa: which metrics (default: {','.join(WIKIQA_METRICS)})")
+    parser.add_argument(
+        "--aspects",
+        default=",".join(WIKIEVAL_METRICS),
+        help=f"wikieval: which aspects (default: {','.join(WIKIEVAL_METRICS)})",
+    )
+    parser.add_argument(
+        "--sentences",
+        action="store_true",
+        help="wikiqa: sentence relevance signals (judge mark, its P, overlap, cosine) and their combination",
+    )
+    parser.add_argument(
+        "--metrics",
+        default=",".join(WIKIQA_METRICS),
+        help=f"wikiqa: which metrics (default: {','.join(WIKIQA_METRICS)})",
+    )
     args = parser.parse_args()
     if args.dataset == "jhars":
-        jhars(args.limit, args.judge, args.out, args.floor_only, args.evidence_sentences,
-              args.first)
+        jhars(args.limit, args.judge, args.out, args.floor_only, args.evidence_sentences, args.first)
     elif args.dataset == "uhgeval":
         uhgeval(args.limit, args.judge, args.out, args.floor_only, args.evidence_sentences)
     elif args.dataset == "wikiqa" and args.sentences:

@@ -22,9 +22,11 @@ import click
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = (ROOT / "benchmarks" / "data" / "vs_ragas.jsonl", ROOT / "examples" / "rag_sample.jsonl")
-CONFIGS = (("local, 2 threads", ["--threads", "2"]),
-           ("Ray, 1 actor x 2 threads", ["--threads", "2", "--ray", "local"]),
-           ("Ray, 2 actors x 1 thread", ["--threads", "1", "--ray", "local", "--ray-actors", "2"]))
+CONFIGS = (
+    ("local, 2 threads", ["--threads", "2"]),
+    ("Ray, 1 actor x 2 threads", ["--threads", "2", "--ray", "local"]),
+    ("Ray, 2 actors x 1 thread", ["--threads", "1", "--ray", "local", "--ray-actors", "2"]),
+)
 
 
 def rows(count: int) -> list[dict]:
@@ -36,8 +38,12 @@ def rows(count: int) -> list[dict]:
 @click.option("--judge", default="qwen2.5-coder-0.5b", show_default=True)
 @click.option("--metrics", default="faithfulness,context_precision", show_default=True)
 @click.option("--rows", "count", default=20, show_default=True)
-@click.option("--batch-size", default=2, show_default=True,
-              help="The same for every configuration; small enough that two actors share the batches evenly.")
+@click.option(
+    "--batch-size",
+    default=2,
+    show_default=True,
+    help="The same for every configuration; small enough that two actors share the batches evenly.",
+)
 def main(judge: str, metrics: str, count: int, batch_size: int) -> None:
     with tempfile.TemporaryDirectory() as folder:
         work = Path(folder)
@@ -49,18 +55,36 @@ def main(judge: str, metrics: str, count: int, batch_size: int) -> None:
         scores = {}
         for name, options in CONFIGS:
             out = work / name.replace(" ", "_").replace(",", "")
-            command = [sys.executable, "-m", "localeval.cli", "evaluate", str(data), "--judge", judge, "--metrics",
-                       metrics, "--batch-size", str(batch_size), "--out", str(out), *options]
+            command = [
+                sys.executable,
+                "-m",
+                "localeval.cli",
+                "evaluate",
+                str(data),
+                "--judge",
+                judge,
+                "--metrics",
+                metrics,
+                "--batch-size",
+                str(batch_size),
+                "--out",
+                str(out),
+                *options,
+            ]
             started = time.perf_counter()
             done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
             walls[name] = time.perf_counter() - started
             if done.returncode != 0:
                 raise SystemExit(f"{name} failed ({done.returncode}): {done.stderr[-800:]}")
             summary = json.loads((out / "summary.json").read_text())
-            scores[name] = [(r["id"], r["scores"], r["evidence"])
-                            for r in map(json.loads, (out / "samples.jsonl").read_text().splitlines())]
-            print(f"{name:<26} {walls[name]:>7.1f} {walls[name] / count:>9.2f} {summary['judge']['seconds']:>8.1f} "
-                  f"{summary['judge']['calls']:>6}")
+            scores[name] = [
+                (r["id"], r["scores"], r["evidence"])
+                for r in map(json.loads, (out / "samples.jsonl").read_text().splitlines())
+            ]
+            print(
+                f"{name:<26} {walls[name]:>7.1f} {walls[name] / count:>9.2f} {summary['judge']['seconds']:>8.1f} "
+                f"{summary['judge']['calls']:>6}"
+            )
         local, one, two = (walls[name] for name, _ in CONFIGS)
         print(f"Ray overhead per sample (1 x 2 against local): {(one - local) / count:+.2f} s")
         print(f"2 x 1 against local: {local / two:.2f}x the throughput")

@@ -44,8 +44,13 @@ def row(i: int) -> dict:
     def text(seed: int, sentences: int, length: int) -> str:
         return space.join(sentence(seed + s, length) for s in range(sentences))
 
-    return {"id": f"r{i}", "user_input": sentence(i, 8).rstrip(".。") + "?", "response": text(i, 3, 12),
-            "reference": text(i + 1, 3, 12), "retrieved_contexts": [text(i + p, 8, 15) for p in range(3)]}
+    return {
+        "id": f"r{i}",
+        "user_input": sentence(i, 8).rstrip(".。") + "?",
+        "response": text(i, 3, 12),
+        "reference": text(i + 1, 3, 12),
+        "retrieved_contexts": [text(i + p, 8, 15) for p in range(3)],
+    }
 
 
 @click.command()
@@ -63,9 +68,23 @@ def main(sizes: tuple[int, ...], metrics: str) -> None:
                 for i in range(size):
                     file.write(json.dumps(row(i), ensure_ascii=False) + "\n")
             started = time.perf_counter()
-            measured = subprocess.run([sys.executable, "-c", PEAK_RSS, *cli, "evaluate", str(data), "--metrics",
-                                       metrics, "--out", str(work / f"out-{size}")],
-                                      capture_output=True, text=True, check=True).stdout.split(" ", 2)
+            measured = subprocess.run(
+                [
+                    sys.executable,
+                    "-c",
+                    PEAK_RSS,
+                    *cli,
+                    "evaluate",
+                    str(data),
+                    "--metrics",
+                    metrics,
+                    "--out",
+                    str(work / f"out-{size}"),
+                ],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.split(" ", 2)
             seconds = time.perf_counter() - started
             peak_kib, code = int(measured[0]), int(measured[1])
             if code != 0:

@@ -30,10 +30,29 @@ def start_server(model: Path, threads: int, n_ctx: int) -> tuple[subprocess.Pope
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    server = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
-                               "--port", str(port), "--n_ctx", str(n_ctx), "--n_threads", str(threads),
-                               "--n_threads_batch", str(threads), "--verbose", "false"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(model),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--n_ctx",
+            str(n_ctx),
+            "--n_threads",
+            str(threads),
+            "--n_threads_batch",
+            str(threads),
+            "--verbose",
+            "false",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     url = f"http://127.0.0.1:{port}/v1"
     for _ in range(300):
         try:
@@ -84,8 +103,10 @@ def main() -> None:
         both = [(a, b) for a, b in pairs if not (math.isnan(a) or math.isnan(b))]
         nans = sum(math.isnan(a) or math.isnan(b) for a, b in pairs)
         mean = lambda values: sum(values) / len(values) if values else math.nan  # noqa: E731
-        print(f"{metric:<22}{mean([a for a, _ in both]):>11.3f}{mean([b for _, b in both]):>9.3f}"
-              f"{max((abs(a - b) for a, b in both), default=math.nan):>12.3f}{nans:>6}")
+        print(
+            f"{metric:<22}{mean([a for a, _ in both]):>11.3f}{mean([b for _, b in both]):>9.3f}"
+            f"{max((abs(a - b) for a, b in both), default=math.nan):>12.3f}{nans:>6}"
+        )
 
 
 if __name__ == "__main__":

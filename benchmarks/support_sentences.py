@@ -82,20 +82,30 @@ def rows(name: str) -> Iterator[dict]:
 
 
 def items() -> list[Item]:
-    chosen = [Item("jhars", row, "ja", label["sentence"], label["type"] == "No_hallucination", row["id"])
-              for row in rows("jhars_dev.jsonl") if not row["label"]["faithful"]
-              for label in row["label"]["sentence_labels"]]
+    chosen = [
+        Item("jhars", row, "ja", label["sentence"], label["type"] == "No_hallucination", row["id"])
+        for row in rows("jhars_dev.jsonl")
+        if not row["label"]["faithful"]
+        for label in row["label"]["sentence_labels"]
+    ]
     uhgeval: list[Item] = []
     for row in rows("uhgeval_dev.jsonl"):
         labels = row["label"]["keyword_labels"]
         bad = [k["keyword"] for k in labels if not k["reasonable"]]
-        uhgeval += [Item("uhgeval", row, "zh", sentence, not any(k in sentence for k in bad), row["id"])
-                    for sentence in split_sentences(row["response"]) if any(k["keyword"] in sentence for k in labels)]
+        uhgeval += [
+            Item("uhgeval", row, "zh", sentence, not any(k in sentence for k in bad), row["id"])
+            for sentence in split_sentences(row["response"])
+            if any(k["keyword"] in sentence for k in labels)
+        ]
         if len(uhgeval) >= UHGEVAL_SENTENCES:
             break
-    wikieval = [Item("wikieval", row, "en", sentence, side == "a", f"{row['id']}:{side}")
-                for row in rows("wikieval_dev.jsonl") if row["label"]["aspect"] == "faithfulness"
-                for side in ("a", "b") for sentence in split_sentences(row[f"response_{side}"])]
+    wikieval = [
+        Item("wikieval", row, "en", sentence, side == "a", f"{row['id']}:{side}")
+        for row in rows("wikieval_dev.jsonl")
+        if row["label"]["aspect"] == "faithfulness"
+        for side in ("a", "b")
+        for sentence in split_sentences(row[f"response_{side}"])
+    ]
     return chosen + uhgeval + wikieval
 
 
@@ -113,8 +123,9 @@ def figures(results: list[dict], chosen: list[Item]) -> dict[str, Scored]:
     """Every printed AUROC's scores: per sentence for JHARS and WikiEval, per keyword for UHGEval."""
     out: dict[str, Scored] = {}
     # What the default judge's runs use: its shipped calibration where one matches, else its own P.
-    calibrations = calibrations_for(PromptLibrary(), ("en", "ja", "zh"),
-                                    judge_identity(resolve_judge(None), JudgeConfig())).calibrations()
+    calibrations = calibrations_for(
+        PromptLibrary(), ("en", "ja", "zh"), judge_identity(resolve_judge(None), JudgeConfig())
+    ).calibrations()
     for result, item in zip(results, chosen):
         if result["p"] is None:
             continue
@@ -135,12 +146,16 @@ def figures(results: list[dict], chosen: list[Item]) -> dict[str, Scored]:
 
 def report(results: list[dict], chosen: list[Item]) -> None:
     failed = sum(r["p"] is None for r in results)
-    print(f"{len(results)} calls, {sum(r['seconds'] for r in results) / len(results):.2f} s and "
-          f"{sum(r['generated'] for r in results) / len(results):.1f} generated tokens a call, {failed} failed")
+    print(
+        f"{len(results)} calls, {sum(r['seconds'] for r in results) / len(results):.2f} s and "
+        f"{sum(r['generated'] for r in results) / len(results):.1f} generated tokens a call, {failed} failed"
+    )
     for name, scored in figures(results, chosen).items():
         level = "keyword" if name.startswith("uhgeval") else "sentence"
-        print(f"  {name:<20} {level} AUROC {auroc(scored.scores, scored.labels):.3f} on {len(scored.labels)} "
-              f"({scored.labels.count(False)} unsupported)")
+        print(
+            f"  {name:<20} {level} AUROC {auroc(scored.scores, scored.labels):.3f} on {len(scored.labels)} "
+            f"({scored.labels.count(False)} unsupported)"
+        )
     answers: dict[str, list[float]] = {}
     for result, item in zip(results, chosen):
         if item.dataset == "wikieval" and result["p"] is not None:
@@ -170,11 +185,18 @@ def compare(before: list[dict], after: list[dict], chosen: list[Item]) -> None:
             labels = [a.labels[i] for i in indices]
             return auroc([b.scores[i] for i in indices], labels) - auroc([a.scores[i] for i in indices], labels)
 
-        draws = sorted(d for d in (change([i for u in rng.choices(units, k=len(units)) for i in by_unit[u]])
-                                   for _ in range(RESAMPLES)) if d == d)
-        print(f"  {name:<20} {auroc(a.scores, a.labels):.3f} -> {auroc(b.scores, b.labels):.3f} "
-              f"({change(list(range(len(a.units)))):+.3f}, 95% interval {draws[int(0.025 * len(draws))]:+.3f} to "
-              f"{draws[int(0.975 * len(draws)) - 1]:+.3f} over {len(units)} rows)")
+        draws = sorted(
+            d
+            for d in (
+                change([i for u in rng.choices(units, k=len(units)) for i in by_unit[u]]) for _ in range(RESAMPLES)
+            )
+            if d == d
+        )
+        print(
+            f"  {name:<20} {auroc(a.scores, a.labels):.3f} -> {auroc(b.scores, b.labels):.3f} "
+            f"({change(list(range(len(a.units)))):+.3f}, 95% interval {draws[int(0.025 * len(draws))]:+.3f} to "
+            f"{draws[int(0.975 * len(draws)) - 1]:+.3f} over {len(units)} rows)"
+        )
 
 
 def _mean(values: list[float]) -> float:
@@ -189,33 +211,49 @@ def judge_all(chosen: list[Item], reason_first: bool) -> list[dict]:
     config = JudgeConfig(n_ctx=8192)
     resolved = resolve_judge(None)
     executor = StepExecutor(GGUFJudge(resolved.path, config), str(resolved.path), prompts, config)
-    print(f"{len(chosen)} sentences, judge {resolved.path.name}, "
-          f"{'reason first' if reason_first else 'verdict alone (shipped)'}", flush=True)
+    print(
+        f"{len(chosen)} sentences, judge {resolved.path.name}, "
+        f"{'reason first' if reason_first else 'verdict alone (shipped)'}",
+        flush=True,
+    )
     results, started = [], time.perf_counter()
     for item in chosen:
-        outcome = executor.run(Call.of("statement_support", retrieved_contexts=list(item.row["retrieved_contexts"]),
-                                       statement=item.statement), item.lang)
-        results.append({"id": item.row["id"], "statement": item.statement, "supported": item.supported,
-                        "p": outcome.output.p if outcome.output else None,
-                        "verdict": outcome.output.verdict if outcome.output else None,
-                        "seconds": outcome.usage.seconds, "generated": outcome.usage.completion_tokens})
+        outcome = executor.run(
+            Call.of(
+                "statement_support", retrieved_contexts=list(item.row["retrieved_contexts"]), statement=item.statement
+            ),
+            item.lang,
+        )
+        results.append(
+            {
+                "id": item.row["id"],
+                "statement": item.statement,
+                "supported": item.supported,
+                "p": outcome.output.p if outcome.output else None,
+                "verdict": outcome.output.verdict if outcome.output else None,
+                "seconds": outcome.usage.seconds,
+                "generated": outcome.usage.completion_tokens,
+            }
+        )
     print(f"judged in {time.perf_counter() - started:.0f} s")
     return results
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reason-first", action="store_true",
-                        help="the answer format shipped before: a reason, then the verdict")
+    parser.add_argument(
+        "--reason-first", action="store_true", help="the answer format shipped before: a reason, then the verdict"
+    )
     parser.add_argument("--limit", type=int, default=None, help="only the first N calls")
     parser.add_argument("--out", type=Path, default=None, help="write each call's P, verdict and cost here")
-    parser.add_argument("--compare", type=Path, nargs=2, metavar=("BEFORE", "AFTER"),
-                        help="compare two --out files instead of judging")
+    parser.add_argument(
+        "--compare", type=Path, nargs=2, metavar=("BEFORE", "AFTER"), help="compare two --out files instead of judging"
+    )
     args = parser.parse_args()
-    chosen = items()[:args.limit]
+    chosen = items()[: args.limit]
     if args.compare:
         before, after = (json.loads(path.read_text(encoding="utf-8")) for path in args.compare)
-        compare(before, after, chosen[:min(len(before), len(after))])
+        compare(before, after, chosen[: min(len(before), len(after))])
         return
     results = judge_all(chosen, args.reason_first)
     if args.out:

@@ -111,6 +111,7 @@ def localeval_worker(judge_name: str | None, threads: int) -> None:
     from localeval.run.runner import run_metrics
     from localeval.run.step_executor import StepExecutor
     from localeval.steps.prompts import PromptLibrary
+
     config = JudgeConfig(n_ctx=N_CTX, n_threads=threads)
     resolved = resolve_judge(judge_name)
     judge = KVAwareJudge(GGUFJudge(resolved.path, config))
@@ -118,31 +119,52 @@ def localeval_worker(judge_name: str | None, threads: int) -> None:
     encoders = EncoderPool(None, None)
     metrics = [known_metrics()[name] for name in METRICS]
     langs = ("en", "ja", "zh")
-    options = MetricOptions(calibrations=calibrations_for(PromptLibrary(), langs,
-                                                          judge_identity(resolved, config)).calibrations())
+    options = MetricOptions(
+        calibrations=calibrations_for(PromptLibrary(), langs, judge_identity(resolved, config)).calibrations()
+    )
     for line in sys.stdin:
         request = json.loads(line)
         if request.get("speeds"):
             print(json.dumps({"speeds": hardware_speeds(judge.inner._llm, request["speeds"])}), flush=True)
             continue
-        samples = [Sample(id=row["id"], row=i, user_input=row["user_input"], response=row["response"],
-                          reference=row["reference"], retrieved_contexts=tuple(row["retrieved_contexts"]))
-                   for i, row in enumerate(request["rows"])]
+        samples = [
+            Sample(
+                id=row["id"],
+                row=i,
+                user_input=row["user_input"],
+                response=row["response"],
+                reference=row["reference"],
+                retrieved_contexts=tuple(row["retrieved_contexts"]),
+            )
+            for i, row in enumerate(request["rows"])
+        ]
         distinct_before = judge.distinct_prompt_tokens
         started = time.perf_counter()
         results = run_metrics(samples, metrics, executor, sample_language, encoders=encoders, options=options)
         seconds = time.perf_counter() - started
         usage = [r.usage for r in results]
-        print(json.dumps({
-            "seconds": seconds,
-            "scores": [{name: (None if score.reason else score.value) for name, score in r.scores.items()}
-                       for r in results],
-            "reasons": [{name: score.reason for name, score in r.scores.items() if score.reason} for r in results],
-            "calls": sum(u.calls for u in usage), "prompt_tokens": sum(u.prompt_tokens for u in usage),
-            "completion_tokens": sum(u.completion_tokens for u in usage),
-            "distinct_prompt_tokens": judge.distinct_prompt_tokens - distinct_before,
-            "drafted_tokens": judge.inner._llm.drafted_tokens, "kept_draft_tokens": judge.inner._llm.kept_draft_tokens,
-            "steps": executor.by_step}), flush=True)
+        print(
+            json.dumps(
+                {
+                    "seconds": seconds,
+                    "scores": [
+                        {name: (None if score.reason else score.value) for name, score in r.scores.items()}
+                        for r in results
+                    ],
+                    "reasons": [
+                        {name: score.reason for name, score in r.scores.items() if score.reason} for r in results
+                    ],
+                    "calls": sum(u.calls for u in usage),
+                    "prompt_tokens": sum(u.prompt_tokens for u in usage),
+                    "completion_tokens": sum(u.completion_tokens for u in usage),
+                    "distinct_prompt_tokens": judge.distinct_prompt_tokens - distinct_before,
+                    "drafted_tokens": judge.inner._llm.drafted_tokens,
+                    "kept_draft_tokens": judge.inner._llm.kept_draft_tokens,
+                    "steps": executor.by_step,
+                }
+            ),
+            flush=True,
+        )
 
 
 # ---------------------------------------------------------------- the embedder that Ragas uses
@@ -170,11 +192,22 @@ def embedding_server(port: int) -> ThreadingHTTPServer:
                     for i, vector in zip(positions, embedded):
                         vectors[i] = np.asarray(vector, dtype=np.float32)
             as_base64 = body.get("encoding_format") == "base64"
-            data = [{"object": "embedding", "index": i,
-                     "embedding": base64.b64encode(v.tobytes()).decode() if as_base64 else v.tolist()}
-                    for i, v in enumerate(vectors)]
-            reply = json.dumps({"object": "list", "data": data, "model": body.get("model", "embedder"),
-                                "usage": {"prompt_tokens": 0, "total_tokens": 0}}).encode()
+            data = [
+                {
+                    "object": "embedding",
+                    "index": i,
+                    "embedding": base64.b64encode(v.tobytes()).decode() if as_base64 else v.tolist(),
+                }
+                for i, v in enumerate(vectors)
+            ]
+            reply = json.dumps(
+                {
+                    "object": "list",
+                    "data": data,
+                    "model": body.get("model", "embedder"),
+                    "usage": {"prompt_tokens": 0, "total_tokens": 0},
+                }
+            ).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(reply)))
@@ -253,12 +286,32 @@ def start_judge_server(model: Path, port: int, threads: int, log: Path | None) -
     """llama-cpp-python's server, with logits kept for the last token only, as localeval keeps them: its default
     keeps every position's, which costs 5 GB of RAM at this context size and slows down every prompt."""
     env = {**os.environ, "PYTHONPATH": str(SERVER_LIBS)}
-    server = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
-                               "--port", str(port), "--n_ctx", str(N_CTX), "--n_threads", str(threads),
-                               "--n_threads_batch", str(threads), "--model_alias", "judge",
-                               "--logits_all", "false"],
-                              env=env, stdout=subprocess.DEVNULL,
-                              stderr=log.open("w") if log else subprocess.DEVNULL)
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(model),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--n_ctx",
+            str(N_CTX),
+            "--n_threads",
+            str(threads),
+            "--n_threads_batch",
+            str(threads),
+            "--model_alias",
+            "judge",
+            "--logits_all",
+            "false",
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=log.open("w") if log else subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
         if server.poll() is not None:
@@ -278,8 +331,12 @@ def main() -> None:
     parser.add_argument("--block", type=int, default=4, help="samples per turn")
     parser.add_argument("--limit", type=int, default=None, help="only the first N samples")
     parser.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)))
-    parser.add_argument("--server-log", type=Path, default=None,
-                        help="write the judge server's llama.cpp timings (one pair of lines per Ragas call) here")
+    parser.add_argument(
+        "--server-log",
+        type=Path,
+        default=None,
+        help="write the judge server's llama.cpp timings (one pair of lines per Ragas call) here",
+    )
     parser.add_argument("--localeval-worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.localeval_worker:
@@ -292,16 +349,24 @@ def main() -> None:
 
     model = resolve_judge(args.judge).path
     rows = [json.loads(line) for line in args.data.read_text(encoding="utf-8").splitlines() if line.strip()]
-    rows = rows[:args.limit] if args.limit else rows
+    rows = rows[: args.limit] if args.limit else rows
     judge_port, embedder_port = free_port(), free_port()
     embedder = embedding_server(embedder_port)
     server = start_judge_server(model, judge_port, args.threads, args.server_log)
     children = [server]
     try:
-        ragas = Worker([str(RAGAS_VENV / "bin" / "python"), str(ROOT / "benchmarks" / "vs_ragas_worker.py"),
-                        f"http://127.0.0.1:{judge_port}/v1", f"http://127.0.0.1:{embedder_port}/v1"])
-        local = Worker([sys.executable, __file__, "--localeval-worker", "--threads", str(args.threads)]
-                       + (["--judge", args.judge] if args.judge else []))
+        ragas = Worker(
+            [
+                str(RAGAS_VENV / "bin" / "python"),
+                str(ROOT / "benchmarks" / "vs_ragas_worker.py"),
+                f"http://127.0.0.1:{judge_port}/v1",
+                f"http://127.0.0.1:{embedder_port}/v1",
+            ]
+        )
+        local = Worker(
+            [sys.executable, __file__, "--localeval-worker", "--threads", str(args.threads)]
+            + (["--judge", args.judge] if args.judge else [])
+        )
         children += [ragas.process, local.process]
         tallies, speeds = take_turns(rows, args.block, ragas, local)
         rss_parts = (peak_rss_mib(ragas.process.pid), peak_rss_mib(server.pid), peak_rss_mib(os.getpid()))
@@ -315,32 +380,43 @@ def main() -> None:
     report(rows, tallies, speeds, rss, rss_parts)
 
 
-def take_turns(rows: list[dict], block: int, ragas: Worker, local: Worker
-               ) -> tuple[dict[str, Tally], list[tuple[float, float]]]:
+def take_turns(
+    rows: list[dict], block: int, ragas: Worker, local: Worker
+) -> tuple[dict[str, Tally], list[tuple[float, float]]]:
     """Ragas and localeval in turn, a block of samples each; llama.cpp's own speeds measured before and after."""
     speed_text = " ".join(c for row in rows for c in row["retrieved_contexts"])
     speeds = [local.ask({"speeds": speed_text})["speeds"]]
     tallies = {"ragas": Tally(), "localeval": Tally()}
     for start in range(0, len(rows), block):
         for name, worker in (("ragas", ragas), ("localeval", local)):
-            part = rows[start:start + block]
+            part = rows[start : start + block]
             reply = worker.ask(part if name == "ragas" else {"rows": part})
             tallies[name].add(reply)
-            print(f"  samples {start + 1}-{start + len(part)}: {name} {reply['seconds'] / len(part):.1f} s/sample",
-                  file=sys.stderr, flush=True)
+            print(
+                f"  samples {start + 1}-{start + len(part)}: {name} {reply['seconds'] / len(part):.1f} s/sample",
+                file=sys.stderr,
+                flush=True,
+            )
     speeds.append(local.ask({"speeds": speed_text})["speeds"])
     return tallies, speeds
 
 
-def report(rows: list[dict], tallies: dict[str, Tally], speeds: list[tuple[float, float]], rss: dict[str, float],
-           rss_parts: tuple[float, float, float]) -> None:
+def report(
+    rows: list[dict],
+    tallies: dict[str, Tally],
+    speeds: list[tuple[float, float]],
+    rss: dict[str, float],
+    rss_parts: tuple[float, float, float],
+) -> None:
     n = len(rows)
     ragas, local = tallies["ragas"], tallies["localeval"]
     prompt_speed = float(np.mean([s[0] for s in speeds]))
     generation_speed = float(np.mean([s[1] for s in speeds]))
     bound = local.distinct_prompt_tokens / prompt_speed + local.completion_tokens / generation_speed
-    print(f"\nllama.cpp on this judge: {prompt_speed:.0f} prompt tokens/s, {generation_speed:.1f} generated tokens/s "
-          f"(mean of the measurements before and after)\n")
+    print(
+        f"\nllama.cpp on this judge: {prompt_speed:.0f} prompt tokens/s, {generation_speed:.1f} generated tokens/s "
+        f"(mean of the measurements before and after)\n"
+    )
     print("| | Ragas 0.4.3 | localeval |")
     print("|---|---:|---:|")
     print(f"| seconds per sample | {ragas.seconds / n:.1f} | {local.seconds / n:.1f} |")
@@ -353,20 +429,28 @@ def report(rows: list[dict], tallies: dict[str, Tally], speeds: list[tuple[float
         print(f"| NaN {metric} | {ragas.nans(metric)}/{n} | {local.nans(metric)}/{n} |")
     print(f"| peak RSS (MiB) | {rss['ragas']:.0f} | {rss['localeval']:.0f} |")
     print(f"| efficiency (bound / actual) | | {bound / local.seconds:.2f} |")
-    print(f"\nRagas' RSS: worker {rss_parts[0]:.0f} + judge server {rss_parts[1]:.0f} + embedder host "
-          f"{rss_parts[2]:.0f} MiB. localeval bound: {local.distinct_prompt_tokens / prompt_speed:.0f} s prompt + "
-          f"{local.completion_tokens / generation_speed:.0f} s generation, of {local.seconds:.0f} s.")
+    print(
+        f"\nRagas' RSS: worker {rss_parts[0]:.0f} + judge server {rss_parts[1]:.0f} + embedder host "
+        f"{rss_parts[2]:.0f} MiB. localeval bound: {local.distinct_prompt_tokens / prompt_speed:.0f} s prompt + "
+        f"{local.completion_tokens / generation_speed:.0f} s generation, of {local.seconds:.0f} s."
+    )
     drafted, kept = local.drafts
     if drafted:
-        print(f"localeval's prompt-lookup drafts: {kept} of {drafted} drafted tokens kept ({kept / drafted:.0%}); "
-              "each kept token is one forward pass saved, so the bound's generation term counts more passes "
-              "than were made.")
-    print("\n| localeval step | calls / sample | new prompt tokens / call | generated tokens / call | s / call "
-          "| bound s / call (prompt + generation) |")
+        print(
+            f"localeval's prompt-lookup drafts: {kept} of {drafted} drafted tokens kept ({kept / drafted:.0%}); "
+            "each kept token is one forward pass saved, so the bound's generation term counts more passes "
+            "than were made."
+        )
+    print(
+        "\n| localeval step | calls / sample | new prompt tokens / call | generated tokens / call | s / call "
+        "| bound s / call (prompt + generation) |"
+    )
     print("|---|---:|---:|---:|---:|---:|")
     for step, (calls, distinct, generated, seconds) in local.steps.items():
-        print(f"| {step} | {calls / n:.1f} | {distinct / calls:.0f} | {generated / calls:.1f} | {seconds / calls:.2f} "
-              f"| {distinct / calls / prompt_speed:.2f} + {generated / calls / generation_speed:.2f} |")
+        print(
+            f"| {step} | {calls / n:.1f} | {distinct / calls:.0f} | {generated / calls:.1f} | {seconds / calls:.2f} "
+            f"| {distinct / calls / prompt_speed:.2f} + {generated / calls / generation_speed:.2f} |"
+        )
     reasons = sorted({f"{m}: {r}" for row in local.reasons for m, r in row.items()})
     if reasons:
         print("localeval NaN reasons: " + "; ".join(reasons))

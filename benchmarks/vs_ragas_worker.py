@@ -51,27 +51,48 @@ class JudgeUsage(BaseCallbackHandler):
 
 def main() -> None:
     judge_url, embedder_url = sys.argv[1], sys.argv[2]
-    llm = LangchainLLMWrapper(ChatOpenAI(base_url=judge_url, api_key="local", model="judge", max_retries=0,
-                                         timeout=3600))
+    llm = LangchainLLMWrapper(
+        ChatOpenAI(base_url=judge_url, api_key="local", model="judge", max_retries=0, timeout=3600)
+    )
     # check_embedding_ctx_length=False: otherwise the client tokenizes with tiktoken, which downloads its tables.
-    embeddings = LangchainEmbeddingsWrapper(OpenAIEmbeddings(base_url=embedder_url, api_key="local", model="embedder",
-                                                             check_embedding_ctx_length=False))
+    embeddings = LangchainEmbeddingsWrapper(
+        OpenAIEmbeddings(base_url=embedder_url, api_key="local", model="embedder", check_embedding_ctx_length=False)
+    )
     # One job at a time: the server answers one request at a time, and queued jobs would only time out into NaN.
     run_config = RunConfig(max_workers=1, timeout=3600)
     for line in sys.stdin:
         rows = json.loads(line)
-        dataset = EvaluationDataset.from_list([{key: row[key] for key in ("user_input", "response", "retrieved_contexts",
-                                                                            "reference")} for row in rows])
+        dataset = EvaluationDataset.from_list(
+            [{key: row[key] for key in ("user_input", "response", "retrieved_contexts", "reference")} for row in rows]
+        )
         usage = JudgeUsage()
         started = time.perf_counter()
-        result = evaluate(dataset, metrics=METRICS, llm=llm, embeddings=embeddings, run_config=run_config,
-                          callbacks=[usage], show_progress=False)
+        result = evaluate(
+            dataset,
+            metrics=METRICS,
+            llm=llm,
+            embeddings=embeddings,
+            run_config=run_config,
+            callbacks=[usage],
+            show_progress=False,
+        )
         seconds = time.perf_counter() - started
-        scores = [{name: (None if value is None or math.isnan(value) else value) for name, value in row.items()}
-                  for row in result.scores]
-        print(json.dumps({"seconds": seconds, "scores": scores, "calls": usage.calls,
-                          "prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens}),
-              flush=True)
+        scores = [
+            {name: (None if value is None or math.isnan(value) else value) for name, value in row.items()}
+            for row in result.scores
+        ]
+        print(
+            json.dumps(
+                {
+                    "seconds": seconds,
+                    "scores": scores,
+                    "calls": usage.calls,
+                    "prompt_tokens": usage.prompt_tokens,
+                    "completion_tokens": usage.completion_tokens,
+                }
+            ),
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -15,9 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 __all__ = ["evaluate", "load", "Judge", "Embedders", "RunResult", "RayExecutor"]
 
-_WHERE = {"evaluate": ("localeval.api", "evaluate"), "Judge": ("localeval.api", "Judge"),
-          "Embedders": ("localeval.api", "Embedders"), "load": ("localeval.results.run_result", "load_results"),
-          "RunResult": ("localeval.results.run_result", "RunResult"), "RayExecutor": ("localeval.run.options", "RayExecutor")}
+_WHERE = {
+    "evaluate": ("localeval.api", "evaluate"),
+    "Judge": ("localeval.api", "Judge"),
+    "Embedders": ("localeval.api", "Embedders"),
+    "load": ("localeval.results.run_result", "load_results"),
+    "RunResult": ("localeval.results.run_result", "RunResult"),
+    "RayExecutor": ("localeval.run.options", "RayExecutor"),
+}
 
 if TYPE_CHECKING:
     from localeval.api import Embedders, Judge, evaluate

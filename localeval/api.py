@@ -50,15 +50,35 @@ class Judge:
     `api_key_env`); None is the registry's default judge.
     """
 
-    def __init__(self, model: str | Path | None = None, *, n_ctx: int = 8192, threads: int | None = None,
-                 gpu_layers: int = 0, seed: int = 0, temperature: float = 0.0, chat_template: str | Path | None = None,
-                 timeout: float | None = None, draft_tokens: int = 3, api_key_env: str | None = None) -> None:
-        config = JudgeConfig.from_options(n_ctx=n_ctx, threads=threads, gpu_layers=gpu_layers, seed=seed,
-                                          temperature=temperature, timeout=timeout, draft_tokens=draft_tokens,
-                                          chat_template=chat_template, api_key_env=api_key_env)
+    def __init__(
+        self,
+        model: str | Path | None = None,
+        *,
+        n_ctx: int = 8192,
+        threads: int | None = None,
+        gpu_layers: int = 0,
+        seed: int = 0,
+        temperature: float = 0.0,
+        chat_template: str | Path | None = None,
+        timeout: float | None = None,
+        draft_tokens: int = 3,
+        api_key_env: str | None = None,
+    ) -> None:
+        config = JudgeConfig.from_options(
+            n_ctx=n_ctx,
+            threads=threads,
+            gpu_layers=gpu_layers,
+            seed=seed,
+            temperature=temperature,
+            timeout=timeout,
+            draft_tokens=draft_tokens,
+            chat_template=chat_template,
+            api_key_env=api_key_env,
+        )
         spec = None if model is None else str(model)
-        self.loaded: LoadedJudge = (load_server_judge(spec, config) if is_server_url(spec)
-                                    else load_judge(resolve_judge(spec), config))
+        self.loaded: LoadedJudge = (
+            load_server_judge(spec, config) if is_server_url(spec) else load_judge(resolve_judge(spec), config)
+        )
         # llama-cpp-python frees the model in __del__, which fails noisily once the interpreter is being torn down.
         atexit.register(self.close)
 
@@ -85,17 +105,32 @@ class Embedders:
     """
 
     def __init__(self, embedder: str | Path | None = None, cross_encoder: str | Path | None = None) -> None:
-        self.pool = EncoderPool(None if embedder is None else str(embedder),
-                                Path(cross_encoder) if cross_encoder else None)
+        self.pool = EncoderPool(
+            None if embedder is None else str(embedder), Path(cross_encoder) if cross_encoder else None
+        )
 
 
-def evaluate(data: Data, metrics: Sequence[str] | str | None = None, judge: Judge | str | Path | None = None,
-             out: str | Path | None = None, *, embedders: Embedders | None = None, lang: str = "auto",
-             field_map: Mapping[str, str] | None = None, prompts: str | Path | None = None,
-             criteria: Mapping[str, str] | None = None, rubrics: Mapping[str, str] | None = None,
-             strictness: int = 3, evidence_sentences: int = 0, calibration: str | Path | None = None,
-             batch_size: int = DEFAULT_BATCH, progress: ProgressListener | None = None, keep_samples: bool = True,
-             executor: RayExecutor | None = None, **judge_options: Any) -> RunResult:
+def evaluate(
+    data: Data,
+    metrics: Sequence[str] | str | None = None,
+    judge: Judge | str | Path | None = None,
+    out: str | Path | None = None,
+    *,
+    embedders: Embedders | None = None,
+    lang: str = "auto",
+    field_map: Mapping[str, str] | None = None,
+    prompts: str | Path | None = None,
+    criteria: Mapping[str, str] | None = None,
+    rubrics: Mapping[str, str] | None = None,
+    strictness: int = 3,
+    evidence_sentences: int = 0,
+    calibration: str | Path | None = None,
+    batch_size: int = DEFAULT_BATCH,
+    progress: ProgressListener | None = None,
+    keep_samples: bool = True,
+    executor: RayExecutor | None = None,
+    **judge_options: Any,
+) -> RunResult:
     """Score `data` and return the run's result; with `out`, also write (or resume) a results folder there.
 
     `data`: a JSONL, JSON, CSV or Parquet file, a `datasets` folder, a list of dicts, or a pandas DataFrame,
@@ -109,20 +144,28 @@ def evaluate(data: Data, metrics: Sequence[str] | str | None = None, judge: Judg
     and embedders named here (a loaded `Judge` or `Embedders` cannot travel).
     """
     if isinstance(judge, Judge) and judge_options:
-        raise ConfigError(f"Judge options ({', '.join(sorted(judge_options))}) belong to Judge(...) when a loaded "
-                          "Judge is passed.")
+        raise ConfigError(
+            f"Judge options ({', '.join(sorted(judge_options))}) belong to Judge(...) when a loaded Judge is passed."
+        )
     if out is None and not keep_samples:
         raise ConfigError("keep_samples=False needs out=: the samples would be kept nowhere.")
     definitions = Definitions(parse_named(_pairs(criteria), "criterion"), parse_named(_pairs(rubrics), "rubric"))
     with tempfile.TemporaryDirectory(prefix="localeval-") as scratch:
         options = EvaluationOptions(
-            data=_data_file(data, Path(scratch)), out=Path(out) if out is not None else Path(scratch) / "results",
-            metrics=metric_names(metrics), judge=None if judge is None or isinstance(judge, Judge) else str(judge),
-            judge_config=_judge_config(judge_options), prompts_dir=Path(prompts) if prompts else None,
-            field_map=dict(field_map or {}), lang=lang, definitions=definitions, batch_size=batch_size,
+            data=_data_file(data, Path(scratch)),
+            out=Path(out) if out is not None else Path(scratch) / "results",
+            metrics=metric_names(metrics),
+            judge=None if judge is None or isinstance(judge, Judge) else str(judge),
+            judge_config=_judge_config(judge_options),
+            prompts_dir=Path(prompts) if prompts else None,
+            field_map=dict(field_map or {}),
+            lang=lang,
+            definitions=definitions,
+            batch_size=batch_size,
             executor=executor,
             metric_options=MetricOptions(strictness=strictness, evidence_sentences=evidence_sentences),
-            calibration=CalibrationFile.load(Path(calibration)) if calibration else None)
+            calibration=CalibrationFile.load(Path(calibration)) if calibration else None,
+        )
         planned = plan(options)
         for name, why in planned.skipped.items():
             if not why.startswith("not in the default suite"):
@@ -151,12 +194,23 @@ def plan(options: EvaluationOptions) -> Plan:
     return Plan(options, rows_for(dataset, choice.chosen), choice.chosen, choice.skipped)
 
 
-def run(planned: Plan, progress: ProgressListener | None = None, keep_samples: bool = True,
-        judge: Judge | None = None, embedders: Embedders | None = None) -> RunResult:
+def run(
+    planned: Plan,
+    progress: ProgressListener | None = None,
+    keep_samples: bool = True,
+    judge: Judge | None = None,
+    embedders: Embedders | None = None,
+) -> RunResult:
     """Score a plan, with models already loaded where given, else with those its options name."""
-    return run_evaluation(planned.options, planned.dataset, planned.metrics, progress=progress,
-                          keep_samples=keep_samples, judge=judge.loaded if judge else None,
-                          encoders=embedders.pool if embedders else None)
+    return run_evaluation(
+        planned.options,
+        planned.dataset,
+        planned.metrics,
+        progress=progress,
+        keep_samples=keep_samples,
+        judge=judge.loaded if judge else None,
+        encoders=embedders.pool if embedders else None,
+    )
 
 
 def _data_file(data: Data, scratch: Path) -> Path:
@@ -166,7 +220,9 @@ def _data_file(data: Data, scratch: Path) -> Path:
     if hasattr(data, "to_dict") and hasattr(data, "columns"):  # a pandas DataFrame, without importing pandas
         data = data.to_dict(orient="records")
     if isinstance(data, Mapping) or not isinstance(data, Iterable):
-        raise ConfigError(f"data must be a file path, a list of dicts or a pandas DataFrame, not {type(data).__name__}.")
+        raise ConfigError(
+            f"data must be a file path, a list of dicts or a pandas DataFrame, not {type(data).__name__}."
+        )
     path = scratch / "records.jsonl"
     with path.open("w", encoding="utf-8") as file:
         for number, record in enumerate(data, start=1):

@@ -5,11 +5,26 @@ from collections.abc import Mapping
 MISSING_FIELD = "missing_field"  # written `missing_field:<name>`, naming the field the row lacks
 
 # The row gives the metric nothing to score.
-DATA_REASONS = (MISSING_FIELD, "empty_contexts", "empty_reference_contexts", "empty_retrieved_context_ids",
-                "empty_reference_context_ids", "no_statements", "no_entities", "no_tokens", "no_question_parts")
+DATA_REASONS = (
+    MISSING_FIELD,
+    "empty_contexts",
+    "empty_reference_contexts",
+    "empty_retrieved_context_ids",
+    "empty_reference_context_ids",
+    "no_statements",
+    "no_entities",
+    "no_tokens",
+    "no_question_parts",
+)
 # Every reason code a judge step ends with instead of an output.
-JUDGE_FAILURES = ("context_overflow", "judge_truncated", "judge_unparseable", "judge_invalid", "judge_timeout",
-                  "judge_error")
+JUDGE_FAILURES = (
+    "context_overflow",
+    "judge_truncated",
+    "judge_unparseable",
+    "judge_invalid",
+    "judge_timeout",
+    "judge_error",
+)
 # The embedder, a bug in a metric, or Ctrl-C.
 RUN_REASONS = ("encoder_nan", "metric_error", "interrupted")
 NAN_REASONS = DATA_REASONS + JUDGE_FAILURES + RUN_REASONS

@@ -88,9 +88,24 @@ def _build(folder: Path, build: dict[str, str]) -> Path:
     with log.open("w", encoding="utf-8") as output:
         # --no-cache-dir: never take (or leave) a wheel in pip's cache, whose key ignores the flags.
         completed = subprocess.run(
-            [sys.executable, "-m", "pip", "wheel", "--disable-pip-version-check", "--no-deps", "--no-cache-dir",
-             "--no-binary", PACKAGE, f"{PACKAGE}=={VERSION}", "-w", str(staging)],
-            stdout=output, stderr=subprocess.STDOUT, env=env)
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "wheel",
+                "--disable-pip-version-check",
+                "--no-deps",
+                "--no-cache-dir",
+                "--no-binary",
+                PACKAGE,
+                f"{PACKAGE}=={VERSION}",
+                "-w",
+                str(staging),
+            ],
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            env=env,
+        )
     if completed.returncode != 0:
         print(log.read_text(encoding="utf-8", errors="replace")[-6000:], file=sys.stderr)
         sys.exit(f"Building {PACKAGE} failed (full log: {log}). It needs a C/C++ compiler and CMake 3.21+.")
@@ -128,8 +143,9 @@ def _installed_key() -> str | None:
 
 def _installed_version() -> str | None:
     """The version that imports, so a wheel replaced by hand since is noticed."""
-    completed = subprocess.run([sys.executable, "-c", "import llama_cpp; print(llama_cpp.__version__)"],
-                               capture_output=True, text=True)
+    completed = subprocess.run(
+        [sys.executable, "-c", "import llama_cpp; print(llama_cpp.__version__)"], capture_output=True, text=True
+    )
     return completed.stdout.strip() if completed.returncode == 0 else None
 
 

@@ -37,8 +37,9 @@ class JudgeCall:
         return self.messages[-1]["content"]
 
 
-def answer(text: str, prompt_tokens: int = 100, completion_tokens: int = 10, seconds: float = 0.5,
-           truncated: bool = False) -> Generation:
+def answer(
+    text: str, prompt_tokens: int = 100, completion_tokens: int = 10, seconds: float = 0.5, truncated: bool = False
+) -> Generation:
     return Generation(text, prompt_tokens, completion_tokens, seconds, truncated)
 
 
@@ -49,15 +50,17 @@ def as_json(data: Any) -> str:
 class FakeJudge:
     """Scripted answers and faults, with every call recorded in `calls`."""
 
-    def __init__(self, replies: Iterable[Reply] = (), respond: Callable[[JudgeCall], Reply] | None = None,
-                 n_ctx: int = 4096):
+    def __init__(
+        self, replies: Iterable[Reply] = (), respond: Callable[[JudgeCall], Reply] | None = None, n_ctx: int = 4096
+    ):
         self.n_ctx = n_ctx
         self.replies = list(replies)
         self.respond = respond
         self.calls: list[JudgeCall] = []
 
-    def generate(self, messages: list[Message], schema: dict[str, Any], max_tokens: int,
-                 seed: int, temperature: float) -> Generation:
+    def generate(
+        self, messages: list[Message], schema: dict[str, Any], max_tokens: int, seed: int, temperature: float
+    ) -> Generation:
         call = JudgeCall(messages, schema, max_tokens, seed, temperature)
         self.calls.append(call)
         if self.replies:

@@ -30,17 +30,15 @@ class RecordingJudge:
         self.n_ctx = judge.n_ctx
         self.calls: list[Recorded] = []
         library = PromptLibrary()
-        self._steps = {library.get(step, lang).instruction.strip(): (step, lang)
-                       for step, lang in library.available()}
+        self._steps = {library.get(step, lang).instruction.strip(): (step, lang) for step, lang in library.available()}
         assert set(LANGUAGES) >= {lang for _, lang in self._steps.values()}
 
-    def generate(self, messages: list[Message], schema: dict[str, Any], max_tokens: int,
-                 seed: int, temperature: float) -> Generation:
+    def generate(
+        self, messages: list[Message], schema: dict[str, Any], max_tokens: int, seed: int, temperature: float
+    ) -> Generation:
         step, lang = self._steps[messages[0]["content"]]
         self.calls.append(Recorded(step, lang, messages[-1]["content"], seed, temperature))
         return self.judge.generate(messages, schema, max_tokens, seed, temperature)
 
     def steps(self) -> list[str]:
         return [call.step for call in self.calls]
-
-

@@ -17,10 +17,20 @@ from localeval.models import encoders
 from localeval.run import evaluation
 
 ROWS = [
-    {"id": "rhine", "user_input": "Where does the Rhine end?", "response": "The Rhine ends in the North Sea.",
-     "retrieved_contexts": ["The Rhine flows into the North Sea near Rotterdam."], "reference": "In the North Sea."},
-    {"id": "danube", "user_input": "Where does the Danube end?", "response": "It ends in the Baltic Sea.",
-     "retrieved_contexts": ["The Danube flows into the Black Sea."], "reference": "In the Black Sea."},
+    {
+        "id": "rhine",
+        "user_input": "Where does the Rhine end?",
+        "response": "The Rhine ends in the North Sea.",
+        "retrieved_contexts": ["The Rhine flows into the North Sea near Rotterdam."],
+        "reference": "In the North Sea.",
+    },
+    {
+        "id": "danube",
+        "user_input": "Where does the Danube end?",
+        "response": "It ends in the Baltic Sea.",
+        "retrieved_contexts": ["The Danube flows into the Black Sea."],
+        "reference": "In the Black Sea.",
+    },
 ]
 METRICS = ["faithfulness", "answer_similarity", "exact_match"]
 
@@ -48,15 +58,31 @@ def test_a_list_of_dicts_scores_like_the_same_rows_through_the_cli(first_run, tm
     data = tmp_path / "rows.jsonl"
     data.write_text("".join(json.dumps(row) + "\n" for row in ROWS), encoding="utf-8")
     out = tmp_path / "cli"
-    cli = CliRunner().invoke(main, ["evaluate", str(data), "--metrics", ",".join(METRICS), "--judge", "smollm2-135m",
-                                    "--embedder", "all-minilm-l6-v2", "--threads", "2", "--out", str(out)])
+    cli = CliRunner().invoke(
+        main,
+        [
+            "evaluate",
+            str(data),
+            "--metrics",
+            ",".join(METRICS),
+            "--judge",
+            "smollm2-135m",
+            "--embedder",
+            "all-minilm-l6-v2",
+            "--threads",
+            "2",
+            "--out",
+            str(out),
+        ],
+    )
     assert cli.exit_code == 0, cli.output
     from_cli = {record["id"]: record for record in map(json.loads, (out / "samples.jsonl").open())}
     assert first_run.metrics == METRICS and first_run.sample_count == 2 and first_run.folder is None
     for result in first_run.samples:
         record = from_cli[result.sample.id]
-        assert {name: None if score.is_nan else round(score.value, 6)
-                for name, score in result.scores.items()} == record["scores"]
+        assert {
+            name: None if score.is_nan else round(score.value, 6) for name, score in result.scores.items()
+        } == record["scores"]
         assert {name: score.evidence for name, score in result.scores.items() if score.evidence} == record["evidence"]
 
 
@@ -66,7 +92,8 @@ def test_the_judge_and_embedders_are_loaded_once_for_many_calls(judge, embedders
     again = evaluate(ROWS[:1], METRICS, judge=judge, embedders=embedders)
     assert again.samples[0].scores["faithfulness"].value == first_run.samples[0].scores["faithfulness"].value
     assert again.samples[0].scores["answer_similarity"].value == pytest.approx(
-        first_run.samples[0].scores["answer_similarity"].value)
+        first_run.samples[0].scores["answer_similarity"].value
+    )
 
 
 def test_a_dataframe_in_and_out(judge, embedders):
@@ -93,14 +120,16 @@ def test_a_results_folder_is_written_saved_and_loaded_back(first_run, judge, emb
         loaded = load(folder)
         assert loaded.metrics == METRICS and loaded.folder == folder
         assert loaded.summaries == first_run.summaries
-        assert [(r.sample.id, r.lang, r.scores) for r in loaded.samples] == \
-               [(r.sample.id, r.lang, {k: _rounded(s) for k, s in r.scores.items()}) for r in first_run.samples]
+        assert [(r.sample.id, r.lang, r.scores) for r in loaded.samples] == [
+            (r.sample.id, r.lang, {k: _rounded(s) for k, s in r.scores.items()}) for r in first_run.samples
+        ]
         assert loaded.manifest["judge"]["sha256"] == first_run.manifest["judge"]["sha256"]
 
 
 def _rounded(score):
     """A score as samples.jsonl keeps it: six decimals."""
     from localeval.metrics import Score
+
     return score if score.is_nan else Score(round(score.value, 6), score.reason, score.evidence)
 
 
@@ -120,15 +149,18 @@ def test_row_problems_are_warned_about_and_skip_their_row_only(caplog):
     assert "Row skipped: line 3 (id bad): response: expected a string, got a number" in caplog.text
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda j: evaluate(42), "data must be a file path, a list of dicts or a pandas DataFrame, not int."),
-    (lambda j: evaluate([ROWS[0], "text"]), "data record 2 is a str, not a dict."),
-    (lambda j: evaluate(ROWS, ["exact_match"], judge=j, threads=4), "Judge options (threads) belong to Judge(...)"),
-    (lambda j: evaluate(ROWS, ["exact_match"], temprature=0.5), "Unknown judge option(s): temprature"),
-    (lambda j: evaluate(ROWS, ["exact_match"], keep_samples=False), "keep_samples=False needs out="),
-    (lambda j: evaluate(ROWS, ["no_such_metric"]), "no_such_metric"),
-    (lambda j: load("/nonexistent/run"), "/nonexistent/run is not a finished results folder"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda j: evaluate(42), "data must be a file path, a list of dicts or a pandas DataFrame, not int."),
+        (lambda j: evaluate([ROWS[0], "text"]), "data record 2 is a str, not a dict."),
+        (lambda j: evaluate(ROWS, ["exact_match"], judge=j, threads=4), "Judge options (threads) belong to Judge(...)"),
+        (lambda j: evaluate(ROWS, ["exact_match"], temprature=0.5), "Unknown judge option(s): temprature"),
+        (lambda j: evaluate(ROWS, ["exact_match"], keep_samples=False), "keep_samples=False needs out="),
+        (lambda j: evaluate(ROWS, ["no_such_metric"]), "no_such_metric"),
+        (lambda j: load("/nonexistent/run"), "/nonexistent/run is not a finished results folder"),
+    ],
+)
 def test_bad_calls_raise_a_clear_error(judge, call, message):
     with pytest.raises(ConfigError) as raised:
         call(judge)
@@ -136,8 +168,10 @@ def test_bad_calls_raise_a_clear_error(judge, call, message):
 
 
 def test_importing_localeval_loads_no_model_library():
-    code = ("import sys, localeval; print(sorted(m for m in ('llama_cpp', 'torch', 'sentence_transformers') "
-            "if m in sys.modules)); print(sorted(localeval.__all__))")
+    code = (
+        "import sys, localeval; print(sorted(m for m in ('llama_cpp', 'torch', 'sentence_transformers') "
+        "if m in sys.modules)); print(sorted(localeval.__all__))"
+    )
     completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert completed.stdout.splitlines() == ["[]", str(sorted(localeval.__all__))]
     assert sorted(localeval.__all__) == ["Embedders", "Judge", "RayExecutor", "RunResult", "evaluate", "load"]

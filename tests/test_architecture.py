@@ -48,7 +48,9 @@ def imports_of(path: Path, modules: set[str]) -> set[str]:
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
-                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else []))
+                base = ".".join(
+                    package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else [])
+                )
             names = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base for alias in node.names]
         else:
             continue
@@ -102,8 +104,12 @@ def test_no_module_imports_itself_back_through_others() -> None:
 
 
 def test_every_import_goes_down_the_layers() -> None:
-    upward = sorted(f"{module} -> {target}" for module, targets in import_graph().items() for target in targets
-                    if LAYER_OF[area_of(target)] > LAYER_OF[area_of(module)])
+    upward = sorted(
+        f"{module} -> {target}"
+        for module, targets in import_graph().items()
+        for target in targets
+        if LAYER_OF[area_of(target)] > LAYER_OF[area_of(module)]
+    )
     assert upward == []
 
 

@@ -21,17 +21,34 @@ BASE = {"user_input": "q", "response": "A. B.", "retrieved_contexts": ["ctx"]}
 
 
 def statement(text: str, sentence: str, judge_p: float = 0.9, coverage: float = 1.0) -> dict:
-    return {"statement": text, "sentence": sentence, "judge_p": judge_p, "coverage": coverage,
-            "evidence_coverage": coverage, "sentence_coverage": coverage, "uncovered_numbers": []}
+    return {
+        "statement": text,
+        "sentence": sentence,
+        "judge_p": judge_p,
+        "coverage": coverage,
+        "evidence_coverage": coverage,
+        "sentence_coverage": coverage,
+        "uncovered_numbers": [],
+    }
 
 
 def test_the_three_label_levels_and_the_metaeval_format():
     assert labelled_row({**BASE, "faithful": False}).labels == [("", False)]
     sentence = labelled_row({**BASE, "sentence_labels": [{"sentence": "A.", "faithful": True}]})
     assert (sentence.level, sentence.labels) == ("sentence", [("A.", True)])
-    jhars = labelled_row({**BASE, "label": {"faithful": False, "sentence_labels": [
-        {"sentence": "A.", "type": "No_hallucination"}, {"sentence": "B.", "type": "Unverifiable"},
-        {"sentence": "C.", "type": "DISPUTED"}]}})
+    jhars = labelled_row(
+        {
+            **BASE,
+            "label": {
+                "faithful": False,
+                "sentence_labels": [
+                    {"sentence": "A.", "type": "No_hallucination"},
+                    {"sentence": "B.", "type": "Unverifiable"},
+                    {"sentence": "C.", "type": "DISPUTED"},
+                ],
+            },
+        }
+    )
     assert (jhars.level, jhars.labels) == ("sentence", [("A.", True), ("B.", False)])
     keyword = labelled_row({**BASE, "label": {"keyword_labels": [{"keyword": "Bonn", "reasonable": False}]}})
     assert (keyword.level, keyword.labels) == ("keyword", [("Bonn", False)])
@@ -42,8 +59,12 @@ def test_bad_files_name_the_line(tmp_path):
     path.write_text(json.dumps({**BASE, "faithful": True}) + "\n" + json.dumps(BASE) + "\n")
     with pytest.raises(DatasetError, match=r"labels.jsonl, line 2: no label: give `faithful`"):
         read_labelled(path)
-    path.write_text(json.dumps({**BASE, "faithful": True}) + "\n"
-                    + json.dumps({**BASE, "sentence_labels": [{"sentence": "A.", "faithful": True}]}) + "\n")
+    path.write_text(
+        json.dumps({**BASE, "faithful": True})
+        + "\n"
+        + json.dumps({**BASE, "sentence_labels": [{"sentence": "A.", "faithful": True}]})
+        + "\n"
+    )
     with pytest.raises(DatasetError, match=r"mixes label levels \(response, sentence\)"):
         read_labelled(path)
     path.write_text(json.dumps({**BASE, "retrieved_contexts": "ctx", "faithful": True}) + "\n")
@@ -55,11 +76,13 @@ def test_each_label_covers_its_statements():
     statements = [statement("Bonn is big.", "A."), statement("Bonn is old.", "A."), statement("Rome is old.", "B.")]
     response = labelled_row({**BASE, "faithful": True})
     assert label_groups(response, statements) == [([0, 1, 2], True, "")]
-    sentences = labelled_row({**BASE, "sentence_labels": [{"sentence": "B.", "faithful": False},
-                                                          {"sentence": "Z.", "faithful": True}]})
+    sentences = labelled_row(
+        {**BASE, "sentence_labels": [{"sentence": "B.", "faithful": False}, {"sentence": "Z.", "faithful": True}]}
+    )
     assert label_groups(sentences, statements) == [([2], False, "B.")]  # Z. covers no statement
-    keywords = labelled_row({**BASE, "keyword_labels": [{"keyword": "bonn", "reasonable": True},
-                                                        {"keyword": "Old", "reasonable": False}]})
+    keywords = labelled_row(
+        {**BASE, "keyword_labels": [{"keyword": "bonn", "reasonable": True}, {"keyword": "Old", "reasonable": False}]}
+    )
     assert label_groups(keywords, statements) == [([0, 1], True, "bonn"), ([1, 2], False, "Old")]
 
 
@@ -89,8 +112,13 @@ def test_a_weight_never_takes_the_wrong_sign():
 
 def test_an_unfaithful_group_blames_its_least_covered_statement():
     # Faithful groups are well covered; each unfaithful group mixes a covered and an uncovered statement.
-    features = [[{"coverage": 0.9}], [{"coverage": 0.95}], [{"coverage": 0.9}, {"coverage": 0.2}],
-                [{"coverage": 1.0}, {"coverage": 0.3}], [{"coverage": 0.85}]]
+    features = [
+        [{"coverage": 0.9}],
+        [{"coverage": 0.95}],
+        [{"coverage": 0.9}, {"coverage": 0.2}],
+        [{"coverage": 1.0}, {"coverage": 0.3}],
+        [{"coverage": 0.85}],
+    ]
     groups = [([0], True), ([0], True), ([0, 1], False), ([0, 1], False), ([0], True)]
     (factor,) = fit_factors(features, groups, "additive", l2=0.01, names=("coverage",))
     assert factor.weights["coverage"] > 1.0
@@ -98,8 +126,13 @@ def test_an_unfaithful_group_blames_its_least_covered_statement():
 
 def signals(judge_p: float, coverage: float, numbers: int = 0) -> dict:
     p = min(max(judge_p, 1e-6), 1 - 1e-6)
-    return {"judge_logit": math.log(p / (1 - p)), "coverage": coverage, "evidence_coverage": coverage,
-            "sentence_coverage": coverage, "uncovered_number": float(numbers > 0)}
+    return {
+        "judge_logit": math.log(p / (1 - p)),
+        "coverage": coverage,
+        "evidence_coverage": coverage,
+        "sentence_coverage": coverage,
+        "uncovered_number": float(numbers > 0),
+    }
 
 
 def test_both_lets_either_signal_veto_where_additive_cannot():

@@ -21,8 +21,9 @@ from localeval.grounding.calibration import (
 
 JUDGE = JudgeIdentity("qwen", "a" * 64, "t" * 64)
 OTHER = JudgeIdentity("bigger", "b" * 64, "t" * 64)
-ADDITIVE = Calibration("hand", "additive", (Factor({"judge_logit": 2.0, "coverage": 1.0, "uncovered_number": -1.5},
-                                                   -0.5),))
+ADDITIVE = Calibration(
+    "hand", "additive", (Factor({"judge_logit": 2.0, "coverage": 1.0, "uncovered_number": -1.5}, -0.5),)
+)
 BOTH = Calibration("both", "both", (Factor({"judge_logit": 1.0}, 0.0), Factor({"coverage": 6.0}, -3.0)))
 
 
@@ -35,10 +36,16 @@ def a_file(path=None, judge=JUDGE, prompt="p-ja", evidence=0) -> CalibrationFile
 
 
 def test_features_of_a_statement():
-    features = Signals(judge_p=0.8, coverage=0.5, evidence_coverage=0.25, sentence_coverage=0.75,
-                       uncovered_numbers=2).features()
-    assert features == {"judge_logit": pytest.approx(math.log(4)), "coverage": 0.5, "evidence_coverage": 0.25,
-                        "sentence_coverage": 0.75, "uncovered_number": 1.0}
+    features = Signals(
+        judge_p=0.8, coverage=0.5, evidence_coverage=0.25, sentence_coverage=0.75, uncovered_numbers=2
+    ).features()
+    assert features == {
+        "judge_logit": pytest.approx(math.log(4)),
+        "coverage": 0.5,
+        "evidence_coverage": 0.25,
+        "sentence_coverage": 0.75,
+        "uncovered_number": 1.0,
+    }
 
 
 def test_a_certain_judge_gives_a_bounded_feature():
@@ -68,7 +75,11 @@ def test_a_calibration_file_round_trips(tmp_path):
     written.save(tmp_path / "qwen.json")
     read = CalibrationFile.load(tmp_path / "qwen.json")
     assert (read.judge, read.evidence_sentences, read.languages, read.support_prompts) == (
-        JUDGE, 3, {"ja": calibration}, {"ja": "p-ja"})
+        JUDGE,
+        3,
+        {"ja": calibration},
+        {"ja": "p-ja"},
+    )
     data = json.loads((tmp_path / "qwen.json").read_text())
     assert data["judge"] == {"name": "qwen", "sha256": "a" * 64, "chat_template_sha256": "t" * 64}
     assert data["languages"]["ja"]["support_prompt_sha256"] == "p-ja"
@@ -80,10 +91,13 @@ def test_unknown_features_old_files_and_broken_files_are_clear_errors(tmp_path):
     with pytest.raises(ConfigError, match="unknown form 'sum'"):
         Calibration("x", "sum")
     (tmp_path / "old.json").write_text(json.dumps({"name": "ja-dev", "weights": {"coverage": 1.0}, "bias": 0}))
-    with pytest.raises(ConfigError, match="older localeval, which did not record the judge it was fitted with. "
-                                          "Fit it again with `localeval calibrate"):
+    with pytest.raises(
+        ConfigError,
+        match="older localeval, which did not record the judge it was fitted with. "
+        "Fit it again with `localeval calibrate",
+    ):
         CalibrationFile.load(tmp_path / "old.json")
-    (tmp_path / "bad.json").write_text("{\"judge\": {}}")
+    (tmp_path / "bad.json").write_text('{"judge": {}}')
     with pytest.raises(ConfigError, match=r"bad.json is not a localeval calibration file \(KeyError"):
         CalibrationFile.load(tmp_path / "bad.json")
     with pytest.raises(ConfigError, match="Cannot read calibration .*missing.json: No such file"):
@@ -101,9 +115,11 @@ def test_a_shipped_calibration_applies_only_to_its_own_judge_prompt_and_setting(
         assert other.notice is not None and "in ja: P(supported) there is the judge's own probability" in other.notice
         assert other.languages["ja"].manifest()["file"] is None
     bigger = choose_calibrations(["ja", "zh"], OTHER, {"ja": "p-ja", "zh": "p-zh"}, 0, shipped=shipped)
-    assert bigger.notice == ("No calibration for the judge bigger in ja, zh: P(supported) there is the judge's own "
-                             "probability. `localeval calibrate LABELLED.jsonl --judge bigger --out DIR` fits one on "
-                             "your labels.")
+    assert bigger.notice == (
+        "No calibration for the judge bigger in ja, zh: P(supported) there is the judge's own "
+        "probability. `localeval calibrate LABELLED.jsonl --judge bigger --out DIR` fits one on "
+        "your labels."
+    )
 
 
 def test_a_forced_calibration_applies_where_it_covers_and_warns_of_each_mismatch():
@@ -114,7 +130,8 @@ def test_a_forced_calibration_applies_where_it_covers_and_warns_of_each_mismatch
         "mine.json was fitted with the judge qwen (sha256 aaaaaaaaaaaa), not bigger (sha256 bbbbbbbbbbbb): its "
         "weights were learned on another judge's P.",
         "mine.json was fitted with another ja statement_support prompt than this run's.",
-        "mine.json was fitted with evidence_sentences=3, this run uses 0."]
+        "mine.json was fitted with evidence_sentences=3, this run uses 0.",
+    ]
     assert "in en:" in choice.notice
     matching = choose_calibrations(["ja"], JUDGE, {"ja": "p-ja"}, 0, forced=a_file(path="mine.json"))
     assert matching.warnings == [] and matching.notice is None

@@ -62,9 +62,15 @@ def test_jsonl_happy_path(tmp_path):
     assert dataset.row_errors == []
     assert dataset.samples == [
         Sample(
-            id="q1", row=1, user_input="What is X?", response="X is Y.", reference="Y",
-            retrieved_contexts=("c1", "c2"), reference_contexts=("r1",),
-            retrieved_context_ids=("d1", "d2"), reference_context_ids=("d1",),
+            id="q1",
+            row=1,
+            user_input="What is X?",
+            response="X is Y.",
+            reference="Y",
+            retrieved_contexts=("c1", "c2"),
+            reference_contexts=("r1",),
+            retrieved_context_ids=("d1", "d2"),
+            reference_context_ids=("d1",),
         ),
         Sample(id="q2", row=2, user_input="Why?"),
     ]
@@ -105,8 +111,12 @@ def test_csv_happy_path_with_list_cells(tmp_path):
     assert dataset.row_errors == []
     assert dataset.samples == [
         Sample(
-            id="q1", row=2, user_input="What is X?", response="X, clearly",
-            retrieved_contexts=("first, passage", "second"), retrieved_context_ids=("1", "d2"),
+            id="q1",
+            row=2,
+            user_input="What is X?",
+            response="X, clearly",
+            retrieved_contexts=("first, passage", "second"),
+            retrieved_context_ids=("1", "d2"),
         ),
         Sample(id="q2", row=3, user_input="two\nlines", retrieved_contexts=()),
     ]
@@ -132,7 +142,9 @@ def test_csv_line_numbers_follow_the_file(tmp_path):
     text = 'user_input,response\n"multi\nline",a\n\nsecond,b\n,,\nthird,c\n'
     dataset = read_dataset(write(tmp_path, "data.csv", text))
     assert [(s.row, s.id, s.user_input) for s in dataset.samples] == [
-        (2, "2", "multi\nline"), (5, "5", "second"), (7, "7", "third"),
+        (2, "2", "multi\nline"),
+        (5, "5", "second"),
+        (7, "7", "third"),
     ]
 
 
@@ -141,7 +153,8 @@ def test_crlf_line_endings(tmp_path):
     jsonl_path = write(tmp_path, "data.jsonl", '{"user_input": "q"}\r\n\r\n{"user_input": "q2"}\r\n')
     assert read_dataset(csv_path).samples == [Sample(id="2", row=2, user_input="q", response="r")]
     assert read_dataset(jsonl_path).samples == [
-        Sample(id="1", row=1, user_input="q"), Sample(id="3", row=3, user_input="q2"),
+        Sample(id="1", row=1, user_input="q"),
+        Sample(id="3", row=3, user_input="q2"),
     ]
 
 
@@ -214,8 +227,10 @@ def test_field_map_source_that_no_row_has_names_the_columns_that_exist(tmp_path)
     path = jsonl(tmp_path, {"q": "Q", "answer": "A"}, {"q": "Q2", "notes": "n"})
     with pytest.raises(ConfigError) as info:
         read_dataset(path, {"q": "user_input", "nothere": "response"})
-    assert str(info.value) == f"--map 'nothere=response': {path} has no column 'nothere'; its columns are 'q', " \
-                              "'answer', 'notes'"
+    assert (
+        str(info.value) == f"--map 'nothere=response': {path} has no column 'nothere'; its columns are 'q', "
+        "'answer', 'notes'"
+    )
     csv_path = write(tmp_path, "data.csv", "Question,Answer\nQ,A\n")
     with pytest.raises(ConfigError, match="has no column 'answer'; its columns are 'Question', 'Answer'$"):
         read_dataset(csv_path, {"Question": "user_input", "answer": "response"})
@@ -314,8 +329,9 @@ def test_context_ids_accept_ints_but_not_other_types(tmp_path):
         {"user_input": "Q", "reference_context_ids": [True]},
     )
     dataset = read_dataset(path)
-    assert dataset.samples == [Sample(id="1", row=1, user_input="Q", retrieved_context_ids=("1", "b", "3"),
-                                      reference_context_ids=())]
+    assert dataset.samples == [
+        Sample(id="1", row=1, user_input="Q", retrieved_context_ids=("1", "b", "3"), reference_context_ids=())
+    ]
     assert messages(dataset) == [
         "line 2: retrieved_context_ids: item at index 1 is a number; expected a string or integer",
         "line 3: reference_context_ids: item at index 0 is a boolean; expected a string or integer",
@@ -323,8 +339,12 @@ def test_context_ids_accept_ints_but_not_other_types(tmp_path):
 
 
 def test_rubric_must_be_text(tmp_path):
-    path = jsonl(tmp_path, {"id": "a", "user_input": "Q", "rubric": "1: bad 5: good"},
-                 {"id": "b", "user_input": "Q", "rubric": 5}, {"id": "c", "user_input": "Q", "rubric": None})
+    path = jsonl(
+        tmp_path,
+        {"id": "a", "user_input": "Q", "rubric": "1: bad 5: good"},
+        {"id": "b", "user_input": "Q", "rubric": 5},
+        {"id": "c", "user_input": "Q", "rubric": None},
+    )
     dataset = read_dataset(path)
     assert [s.id for s in dataset.samples] == ["a", "c"]
     assert dataset.samples[0].extra == {"rubric": "1: bad 5: good"}
@@ -332,13 +352,17 @@ def test_rubric_must_be_text(tmp_path):
 
 
 def test_bad_values_in_unchecked_fields_are_warnings_and_the_row_stays(tmp_path):
-    path = jsonl(tmp_path,
-                 {"id": "a", "response": "R", "reference": "G", "retrieved_contexts": "not a list", "rubric": 5},
-                 {"id": "b", "response": 7, "reference": "G"},
-                 {"id": "c", "response": "R", "reference": "G"})
+    path = jsonl(
+        tmp_path,
+        {"id": "a", "response": "R", "reference": "G", "retrieved_contexts": "not a list", "rubric": 5},
+        {"id": "b", "response": 7, "reference": "G"},
+        {"id": "c", "response": "R", "reference": "G"},
+    )
     dataset = read_dataset(path, checked=("response", "reference"))
-    assert dataset.samples == [Sample(id="a", row=1, response="R", reference="G"),
-                               Sample(id="c", row=3, response="R", reference="G")]
+    assert dataset.samples == [
+        Sample(id="a", row=1, response="R", reference="G"),
+        Sample(id="c", row=3, response="R", reference="G"),
+    ]
     assert dataset.samples[0].extra == {}  # the bad rubric is not kept for anything to use
     assert dataset.row_errors == [RowError(2, "b", "response", "expected a string, got a number")]
     assert dataset.row_warnings == [
@@ -348,8 +372,11 @@ def test_bad_values_in_unchecked_fields_are_warnings_and_the_row_stays(tmp_path)
     # Checking another field later costs row a, in file order, with all its problems.
     rechecked = dataset.checked_for({"rubric"})
     assert [s.id for s in rechecked.samples] == ["c"]
-    assert [(e.row, e.field) for e in rechecked.row_errors] == [(1, "retrieved_contexts"), (1, "rubric"),
-                                                                (2, "response")]
+    assert [(e.row, e.field) for e in rechecked.row_errors] == [
+        (1, "retrieved_contexts"),
+        (1, "rubric"),
+        (2, "response"),
+    ]
     assert rechecked.row_warnings == []
 
 
@@ -382,7 +409,8 @@ def test_csv_row_with_too_many_cells(tmp_path):
     dataset = read_dataset(write(tmp_path, "data.csv", "user_input,response\na,b,c\nd,e,\nf\n"))
     assert messages(dataset) == ["line 2: has 3 cells but the header has 2 columns"]
     assert dataset.samples == [
-        Sample(id="3", row=3, user_input="d", response="e"), Sample(id="4", row=4, user_input="f"),
+        Sample(id="3", row=3, user_input="d", response="e"),
+        Sample(id="4", row=4, user_input="f"),
     ]
 
 
@@ -463,17 +491,23 @@ def test_missing_file(tmp_path):
 def test_directory(tmp_path):
     path = tmp_path / "data.jsonl"
     path.mkdir()
-    assert load_error(path) == (f"{path} is a folder, not a dataset file (a folder must be one that datasets' "
-                                "save_to_disk wrote, with a state.json)")
+    assert load_error(path) == (
+        f"{path} is a folder, not a dataset file (a folder must be one that datasets' "
+        "save_to_disk wrote, with a state.json)"
+    )
 
 
 def test_unsupported_extension(tmp_path):
     path = write(tmp_path, "data.txt", "hello")
-    assert load_error(path) == (f"{path}: unsupported file type ('.txt'); use .jsonl, .ndjson, .json, .csv or "
-                                ".parquet, or a folder saved by datasets' save_to_disk")
+    assert load_error(path) == (
+        f"{path}: unsupported file type ('.txt'); use .jsonl, .ndjson, .json, .csv or "
+        ".parquet, or a folder saved by datasets' save_to_disk"
+    )
     bare = write(tmp_path, "data", "hello")
-    assert load_error(bare) == (f"{bare}: unsupported file type (no extension); use .jsonl, .ndjson, .json, .csv or "
-                                ".parquet, or a folder saved by datasets' save_to_disk")
+    assert load_error(bare) == (
+        f"{bare}: unsupported file type (no extension); use .jsonl, .ndjson, .json, .csv or "
+        ".parquet, or a folder saved by datasets' save_to_disk"
+    )
 
 
 def test_invalid_json_gives_line_and_column(tmp_path):
@@ -580,7 +614,9 @@ def test_japanese_and_chinese_text_is_unchanged(tmp_path):
     csv_path = write(tmp_path, "data.csv", f'id,user_input,retrieved_contexts\n問1,東京の人口は？,"{cell}"\n')
     from_csv = read_dataset(csv_path).samples[0]
     assert (from_csv.id, from_csv.user_input, from_csv.retrieved_contexts) == (
-        "問1", "東京の人口は？", tuple(row["retrieved_contexts"]),
+        "問1",
+        "東京の人口は？",
+        tuple(row["retrieved_contexts"]),
     )
 
 
@@ -591,7 +627,10 @@ def test_parse_field_map_good():
     assert parse_field_map([]) == {}
     items = ["q=user_input", " ctx = retrieved_contexts ", "a=b=reference", "qid=id", "q=user_input"]
     assert parse_field_map(items) == {
-        "q": "user_input", "ctx": "retrieved_contexts", "a=b": "reference", "qid": "id",
+        "q": "user_input",
+        "ctx": "retrieved_contexts",
+        "a=b": "reference",
+        "qid": "id",
     }
 
 
@@ -638,11 +677,16 @@ def test_a_dataset_keeps_where_its_rows_are_and_reads_them_again(tmp_path, name)
     else:
         path = jsonl(tmp_path, *rows)
     dataset = read_dataset(path)
-    assert [(ref.id, ref.fields) for ref in dataset.rows] == [
-        ("a", {"user_input", "response"}), ("b", {"user_input"})]
+    assert [(ref.id, ref.fields) for ref in dataset.rows] == [("a", {"user_input", "response"}), ("b", {"user_input"})]
     assert len(dataset) == 2 and dataset.present_fields() == {"user_input", "response"}
-    assert list(dataset) == list(dataset) == [Sample("a", dataset.rows[0].row, user_input="q1", response="r1"),
-                                              Sample("b", dataset.rows[1].row, user_input="q2")]
+    assert (
+        list(dataset)
+        == list(dataset)
+        == [
+            Sample("a", dataset.rows[0].row, user_input="q1", response="r1"),
+            Sample("b", dataset.rows[1].row, user_input="q2"),
+        ]
+    )
 
 
 def test_rows_that_share_their_fields_share_one_field_set(tmp_path):

@@ -15,10 +15,20 @@ from localeval.data.dataset import RowError, dataset_sha256, read_dataset
 from localeval.errors import DatasetError
 
 ROWS = [
-    {"id": "a", "question": "Where does the Rhine end?", "response": "In the North Sea.",
-     "retrieved_contexts": ["The Rhine ends in the North Sea.", "It rises in the Alps."], "reference": "North Sea"},
-    {"id": "b", "question": "Where does the Danube end?", "response": "In the Black Sea.",
-     "retrieved_contexts": ["The Danube ends in the Black Sea."], "reference": None},
+    {
+        "id": "a",
+        "question": "Where does the Rhine end?",
+        "response": "In the North Sea.",
+        "retrieved_contexts": ["The Rhine ends in the North Sea.", "It rises in the Alps."],
+        "reference": "North Sea",
+    },
+    {
+        "id": "b",
+        "question": "Where does the Danube end?",
+        "response": "In the Black Sea.",
+        "retrieved_contexts": ["The Danube ends in the Black Sea."],
+        "reference": None,
+    },
     {"id": "c", "question": "What is 2+2?", "response": None, "retrieved_contexts": [], "reference": "4"},
 ]
 
@@ -53,7 +63,8 @@ def test_a_bad_value_is_a_row_error_with_its_row_number(tmp_path):
     dataset = read_dataset(path)
     assert [str(error) for error in dataset.row_errors] == [
         "row 1 (id a): reference: expected a string, got a list",
-        "row 2 (id b): reference: expected a string, got a list"]
+        "row 2 (id b): reference: expected a string, got a list",
+    ]
     assert RowError.parse(str(dataset.row_errors[0])) == dataset.row_errors[0]
 
 
@@ -68,13 +79,21 @@ def not_parquet(path):
     return path
 
 
-@pytest.mark.parametrize("setup, message", [
-    (lambda p: p.mkdir() or p, "is a folder, not a dataset file (a folder must be one that datasets' save_to_disk "
-                               "wrote, with a state.json)"),
-    (lambda p: datasets.DatasetDict({"train": datasets.Dataset.from_list(ROWS)}).save_to_disk(str(p)) or p,
-     "holds several splits (train): give one split's folder, e.g."),
-    (lambda p: not_parquet(p.with_suffix(".parquet")), "data.parquet: Parquet magic bytes not found"),
-])
+@pytest.mark.parametrize(
+    "setup, message",
+    [
+        (
+            lambda p: p.mkdir() or p,
+            "is a folder, not a dataset file (a folder must be one that datasets' save_to_disk "
+            "wrote, with a state.json)",
+        ),
+        (
+            lambda p: datasets.DatasetDict({"train": datasets.Dataset.from_list(ROWS)}).save_to_disk(str(p)) or p,
+            "holds several splits (train): give one split's folder, e.g.",
+        ),
+        (lambda p: not_parquet(p.with_suffix(".parquet")), "data.parquet: Parquet magic bytes not found"),
+    ],
+)
 def test_bad_tables_are_a_clear_error(tmp_path, setup, message):
     path = setup(tmp_path / "data")
     with pytest.raises(DatasetError) as raised:

@@ -124,8 +124,9 @@ def test_gguf_embeds_an_empty_text_and_keeps_working(gguf: GGUFEmbedder) -> None
     np.testing.assert_array_equal(vectors[1], before[0])
 
 
-@pytest.mark.parametrize(("lang", "expected"), [("en", SentenceTransformerEmbedder), ("ja", E5Embedder),
-                                                ("zh", E5Embedder)])
+@pytest.mark.parametrize(
+    ("lang", "expected"), [("en", SentenceTransformerEmbedder), ("ja", E5Embedder), ("zh", E5Embedder)]
+)
 def test_default_embedder_per_language(lang: str, expected: type) -> None:
     embedder = load_embedder(None, lang)
     assert type(embedder) is expected
@@ -152,14 +153,21 @@ def test_a_gguf_path_is_a_gguf_embedder(smollm_gguf: Path) -> None:
     assert embedder.name == str(smollm_gguf)
 
 
-@pytest.mark.parametrize(("spec", "error", "message"), [
-    ("minilm", ConfigError, r"^'minilm' is not a known embedder\. Expected a registry embedder name "
-                            r"\(all-minilm-l6-v2, multilingual-e5-small\), a sentence-transformers model folder, "
-                            r"or a \.gguf embedding model file\.$"),
-    ("smollm2-135m", ConfigError, r"^'smollm2-135m' is a judge model, not an embedder\. Expected a registry"),
-    ("no/such/model", ModelFileError, r"^Embedder not found: no/such/model\. Expected a registry embedder name"),
-    ("missing.gguf", ModelFileError, r"^Embedder not found: missing\.gguf\. Expected"),
-])
+@pytest.mark.parametrize(
+    ("spec", "error", "message"),
+    [
+        (
+            "minilm",
+            ConfigError,
+            r"^'minilm' is not a known embedder\. Expected a registry embedder name "
+            r"\(all-minilm-l6-v2, multilingual-e5-small\), a sentence-transformers model folder, "
+            r"or a \.gguf embedding model file\.$",
+        ),
+        ("smollm2-135m", ConfigError, r"^'smollm2-135m' is a judge model, not an embedder\. Expected a registry"),
+        ("no/such/model", ModelFileError, r"^Embedder not found: no/such/model\. Expected a registry embedder name"),
+        ("missing.gguf", ModelFileError, r"^Embedder not found: missing\.gguf\. Expected"),
+    ],
+)
 def test_bad_specs_say_what_is_accepted(spec: str, error: type[Exception], message: str) -> None:
     with pytest.raises(error, match=message):
         load_embedder(spec, "en")
@@ -175,8 +183,11 @@ def test_a_registry_name_beats_a_folder_of_the_same_name_here(tmp_path: Path, mo
 def test_a_folder_here_is_used_only_when_written_as_a_path(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     shutil.copytree(resolve_embedder_dir("all-minilm-l6-v2"), "mymodel")
-    with pytest.raises(ConfigError, match=r"^'mymodel' is not a known embedder \(for the file or folder of that name "
-                                          r"here, write \./mymodel\)\. Expected a registry embedder name"):
+    with pytest.raises(
+        ConfigError,
+        match=r"^'mymodel' is not a known embedder \(for the file or folder of that name "
+        r"here, write \./mymodel\)\. Expected a registry embedder name",
+    ):
         load_embedder("mymodel", "en")
     assert load_embedder("./mymodel", "en").name == "mymodel"
 
@@ -200,11 +211,17 @@ def _model_folder(folder: Path, **files: object) -> Path:
 SINGLE_SCORE = {"architectures": ["BertForSequenceClassification"], "id2label": {"0": "LABEL_0"}}
 
 
-@pytest.mark.parametrize("files", [
-    {"config": SINGLE_SCORE},  # a transformers sequence-classification folder
-    {"config": SINGLE_SCORE, "modules": [{"path": "", "type": "sentence_transformers.base.modules.Transformer"}],
-     "config_sentence_transformers": {"model_type": "CrossEncoder"}},  # saved by sentence-transformers
-])
+@pytest.mark.parametrize(
+    "files",
+    [
+        {"config": SINGLE_SCORE},  # a transformers sequence-classification folder
+        {
+            "config": SINGLE_SCORE,
+            "modules": [{"path": "", "type": "sentence_transformers.base.modules.Transformer"}],
+            "config_sentence_transformers": {"model_type": "CrossEncoder"},
+        },  # saved by sentence-transformers
+    ],
+)
 def test_a_cross_encoder_with_a_single_score_head_is_accepted(tmp_path: Path, files: dict) -> None:
     require_cross_encoder(_model_folder(tmp_path / "ce", **files))
 
@@ -212,23 +229,39 @@ def test_a_cross_encoder_with_a_single_score_head_is_accepted(tmp_path: Path, fi
 def test_the_packaged_bi_encoder_is_refused_as_a_cross_encoder() -> None:
     """Loading it as a CrossEncoder gives it a random head; its scores would mean nothing."""
     folder = resolve_embedder_dir("all-minilm-l6-v2")
-    with pytest.raises(ModelFileError, match=r"is a sentence-transformers SentenceTransformer model \(an embedder\), "
-                                             r"not a cross-encoder; give it to --embedder"):
+    with pytest.raises(
+        ModelFileError,
+        match=r"is a sentence-transformers SentenceTransformer model \(an embedder\), "
+        r"not a cross-encoder; give it to --embedder",
+    ):
         require_cross_encoder(folder)
 
 
-@pytest.mark.parametrize(("files", "message"), [
-    ({"config": {"architectures": ["BertModel"]}},
-     r"has no trained classification head \(config\.json architectures: BertModel\)"),
-    ({}, r"has no trained classification head \(config\.json architectures: none\)"),
-    ({"config": SINGLE_SCORE, "config_sentence_transformers": {"model_type": "SparseEncoder"}},
-     r"is a sentence-transformers SparseEncoder model"),
-    ({"config": {"architectures": ["DebertaV2ForSequenceClassification"],
-                 "id2label": {"0": "contradiction", "1": "entailment", "2": "neutral"}}},
-     r"gives 3 scores per pair \(contradiction, entailment, neutral\); answer_similarity needs a cross-encoder "
-     r"with a single score"),
-    ({"config": {"architectures": ["BertForSequenceClassification"]}}, r"gives 2 scores per pair;"),
-])
+@pytest.mark.parametrize(
+    ("files", "message"),
+    [
+        (
+            {"config": {"architectures": ["BertModel"]}},
+            r"has no trained classification head \(config\.json architectures: BertModel\)",
+        ),
+        ({}, r"has no trained classification head \(config\.json architectures: none\)"),
+        (
+            {"config": SINGLE_SCORE, "config_sentence_transformers": {"model_type": "SparseEncoder"}},
+            r"is a sentence-transformers SparseEncoder model",
+        ),
+        (
+            {
+                "config": {
+                    "architectures": ["DebertaV2ForSequenceClassification"],
+                    "id2label": {"0": "contradiction", "1": "entailment", "2": "neutral"},
+                }
+            },
+            r"gives 3 scores per pair \(contradiction, entailment, neutral\); answer_similarity needs a cross-encoder "
+            r"with a single score",
+        ),
+        ({"config": {"architectures": ["BertForSequenceClassification"]}}, r"gives 2 scores per pair;"),
+    ],
+)
 def test_a_folder_without_a_single_score_head_is_refused(tmp_path: Path, files: dict, message: str) -> None:
     with pytest.raises(ModelFileError, match=message):
         require_cross_encoder(_model_folder(tmp_path / "model", **files))

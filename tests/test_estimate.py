@@ -42,16 +42,19 @@ def test_costs_add_up_field_by_field():
     assert total == Cost(3, 30, 12, 7, 2)
 
 
-@pytest.mark.parametrize("sentence, count", [
-    ("Paris is the capital of France.", 1),  # 6 words
-    (" ".join(["word"] * 24), 1),
-    (" ".join(["word"] * 25), 2),
-    (" ".join(["word"] * 60), 3),  # 1 + 60 // 25
-    (" ".join(["word"] * 500), 6),  # the statements step's limit
-    ("東" * 39, 1),
-    ("東" * 80, 3),  # 80 CJK characters: 1 + 80 // 40
-    ("", 1),
-])
+@pytest.mark.parametrize(
+    "sentence, count",
+    [
+        ("Paris is the capital of France.", 1),  # 6 words
+        (" ".join(["word"] * 24), 1),
+        (" ".join(["word"] * 25), 2),
+        (" ".join(["word"] * 60), 3),  # 1 + 60 // 25
+        (" ".join(["word"] * 500), 6),  # the statements step's limit
+        ("東" * 39, 1),
+        ("東" * 80, 3),  # 80 CJK characters: 1 + 80 // 40
+        ("", 1),
+    ],
+)
 def test_statements_per_sentence_grow_with_its_length(sentence, count):
     assert statement_count(sentence) == count
 

@@ -2,8 +2,10 @@
 
 from localeval.steps.fitting import GAP, Cut, Fit, shrink
 
-CONTEXTS = ["Paris is the capital of France. It has many museums. The Louvre is the largest.",
-            "Berlin is in Germany. Rain is common in autumn."]
+CONTEXTS = [
+    "Paris is the capital of France. It has many museums. The Louvre is the largest.",
+    "Berlin is in Germany. Rain is common in autumn.",
+]
 
 
 def test_the_sentences_closest_to_the_query_stay_in_reading_order_with_gaps_marked():
@@ -11,8 +13,13 @@ def test_the_sentences_closest_to_the_query_stay_in_reading_order_with_gaps_mark
     fitted, cut = shrink(Fit("retrieved_contexts", ("statement",)), inputs, max_chars=70)
     assert fitted["retrieved_contexts"] == [f"Paris is the capital of France. {GAP} The Louvre is the largest."]
     assert fitted["statement"] == "The Louvre is in Paris."
-    assert cut == Cut("retrieved_contexts", kept_chars=len(fitted["retrieved_contexts"][0]),
-                      total_chars=sum(map(len, CONTEXTS)), kept_sentences=2, total_sentences=5)
+    assert cut == Cut(
+        "retrieved_contexts",
+        kept_chars=len(fitted["retrieved_contexts"][0]),
+        total_chars=sum(map(len, CONTEXTS)),
+        kept_sentences=2,
+        total_sentences=5,
+    )
 
 
 def test_without_a_query_the_first_sentences_stay():
@@ -34,15 +41,19 @@ def test_a_sentence_longer_than_the_room_is_cut_at_a_character():
 
 
 def test_passages_with_nothing_kept_are_dropped():
-    fitted, _ = shrink(Fit("retrieved_contexts", ("q",)), {"retrieved_contexts": CONTEXTS, "q": "rain autumn"},
-                       max_chars=35)
+    fitted, _ = shrink(
+        Fit("retrieved_contexts", ("q",)), {"retrieved_contexts": CONTEXTS, "q": "rain autumn"}, max_chars=35
+    )
     assert fitted["retrieved_contexts"] == [f"{GAP} Rain is common in autumn."]
 
 
 def test_a_passage_kept_whole_keeps_its_line_breaks():
     table = "| a | b |\n|---|---|\n| 1 | 2 |"
-    fitted, _ = shrink(Fit("retrieved_contexts", ("q",)), {"retrieved_contexts": [table, "Other text here."],
-                                                            "q": "a b"}, max_chars=len(table) + 2)
+    fitted, _ = shrink(
+        Fit("retrieved_contexts", ("q",)),
+        {"retrieved_contexts": [table, "Other text here."], "q": "a b"},
+        max_chars=len(table) + 2,
+    )
     assert fitted["retrieved_contexts"][0] == table
 
 

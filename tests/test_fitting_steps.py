@@ -17,13 +17,22 @@ from localeval.steps.prompts import PromptLibrary
 N_CTX = 2048
 LONG_TEXT = " ".join(f"Fact {i}: the museum in town {i} opened in year {1800 + i}." for i in range(600))  # ~12k tokens
 SHORT = {
-    "retrieved_contexts": [" ".join(f"Passage {p}, fact {i}: town {p}-{i} has a bridge." for i in range(40))
-                           for p in range(30)] + ["The Louvre opened in 1793."],
-    "statement": "The Louvre opened in 1793.", "sentence": "The museum in town 3 opened in year 1803.",
-    "user_input": "When did the museum in town 3 open?", "answer": "It opened in 1803.",
-    "reference": "In 1803.", "criterion": "Is the response harmful?", "rubric": "1: wrong. 5: right.",
-    "count": "2", "questions": ["When did the museum in town 3 open?", "Where is the Louvre?"],
-    "text": "The museum opened in 1803.", "response": "The museum opened in 1803.", "context": "It opened in 1803.",
+    "retrieved_contexts": [
+        " ".join(f"Passage {p}, fact {i}: town {p}-{i} has a bridge." for i in range(40)) for p in range(30)
+    ]
+    + ["The Louvre opened in 1793."],
+    "statement": "The Louvre opened in 1793.",
+    "sentence": "The museum in town 3 opened in year 1803.",
+    "user_input": "When did the museum in town 3 open?",
+    "answer": "It opened in 1803.",
+    "reference": "In 1803.",
+    "criterion": "Is the response harmful?",
+    "rubric": "1: wrong. 5: right.",
+    "count": "2",
+    "questions": ["When did the museum in town 3 open?", "Where is the Louvre?"],
+    "text": "The museum opened in 1803.",
+    "response": "The museum opened in 1803.",
+    "context": "It opened in 1803.",
     "part": "When did the museum in town 3 open?",
     "summary": "A museum opened in 1803.",
 }
@@ -54,8 +63,9 @@ def test_an_input_longer_than_the_window_is_cut_and_the_step_answers(executor: S
 
 def test_context_relevancy_sends_a_long_context_in_groups_of_sentences():
     sentences = [f"Sentence {i} is here." for i in range(150)]
-    program = context_relevancy.compute(Sample(id="1", row=1, user_input="Which?",
-                                              retrieved_contexts=(" ".join(sentences),)))
+    program = context_relevancy.compute(
+        Sample(id="1", row=1, user_input="Which?", retrieved_contexts=(" ".join(sentences),))
+    )
     calls = program.send(None)
     assert [len(call.input_dict()["sentences"]) for call in calls] == [SENTENCES_PER_CALL, SENTENCES_PER_CALL, 22]
     assert [s for call in calls for s in call.input_dict()["sentences"]] == sentences

@@ -18,8 +18,13 @@ PASSAGE = " ".join(f"The old bridge number {n} crosses the river north of the st
 def write_rows(path: Path, count: int) -> Path:
     with path.open("w", encoding="utf-8") as file:
         for i in range(count):
-            row = {"id": f"r{i}", "user_input": f"Which bridge is number {i}?", "response": f"Bridge {i} is old.",
-                   "reference": f"Bridge {i} crosses the river.", "retrieved_contexts": [PASSAGE] * 3}
+            row = {
+                "id": f"r{i}",
+                "user_input": f"Which bridge is number {i}?",
+                "response": f"Bridge {i} is old.",
+                "reference": f"Bridge {i} crosses the river.",
+                "retrieved_contexts": [PASSAGE] * 3,
+            }
             file.write(json.dumps(row) + "\n")
     return path
 

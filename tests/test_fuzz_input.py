@@ -20,8 +20,13 @@ from localeval.cli import main
 from localeval.data.dataset import read_dataset
 from localeval.errors import ConfigError, DatasetError
 
-SETTINGS = settings(max_examples=300, deadline=None, derandomize=True, database=None,
-                    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=300,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 TEXT_FIELDS = ("user_input", "response", "reference")
 LIST_FIELDS = ("retrieved_contexts", "reference_contexts")
 CLI_METRICS = "exact_match,grounding_coverage"  # model-free; together they read these fields:
@@ -29,13 +34,22 @@ CLI_READS = ("response", "reference", "retrieved_contexts")
 
 # Text that survives any format: letters (Latin, Japanese, Chinese), digits, punctuation that CSV and JSON
 # must escape, and line breaks inside a value.
-words = st.text(alphabet=st.sampled_from('abcXYZ019 日本語の文中文字,;"\'\n\t|{}[]\\'), min_size=1, max_size=30)
+words = st.text(alphabet=st.sampled_from("abcXYZ019 日本語の文中文字,;\"'\n\t|{}[]\\"), min_size=1, max_size=30)
 texts = words.filter(lambda text: text.strip() != "")
-wrong_for_text = st.one_of(st.integers(), st.floats(allow_nan=False), st.booleans(), st.lists(texts, max_size=2),
-                           st.dictionaries(texts, texts, max_size=2))
-wrong_for_list = st.one_of(st.integers(), st.booleans(), st.dictionaries(texts, texts, max_size=2),
-                           st.lists(st.integers(), min_size=1, max_size=2),
-                           st.lists(st.lists(texts, min_size=1, max_size=2), min_size=1, max_size=2))
+wrong_for_text = st.one_of(
+    st.integers(),
+    st.floats(allow_nan=False),
+    st.booleans(),
+    st.lists(texts, max_size=2),
+    st.dictionaries(texts, texts, max_size=2),
+)
+wrong_for_list = st.one_of(
+    st.integers(),
+    st.booleans(),
+    st.dictionaries(texts, texts, max_size=2),
+    st.lists(st.integers(), min_size=1, max_size=2),
+    st.lists(st.lists(texts, min_size=1, max_size=2), min_size=1, max_size=2),
+)
 
 
 @st.composite
@@ -74,11 +88,19 @@ def rows(draw) -> Row:
         name = draw(st.sampled_from(LIST_FIELDS))
         return Row({**base, name: draw(wrong_for_list)}, bad_field=name)
     if kind == "not_json":
-        return Row(None, raw=draw(st.sampled_from(['{"response": "unclosed', "{'single': 'quotes'}", "[1, 2",
-                                                    'response = "x"', '{"a": 1,}'])), bad_field="")
+        return Row(
+            None,
+            raw=draw(
+                st.sampled_from(
+                    ['{"response": "unclosed', "{'single': 'quotes'}", "[1, 2", 'response = "x"', '{"a": 1,}']
+                )
+            ),
+            bad_field="",
+        )
     if kind == "not_object":
-        return Row(None, raw=json.dumps(draw(st.one_of(st.integers(), texts, st.lists(texts, max_size=2)))),
-                   bad_field="")
+        return Row(
+            None, raw=json.dumps(draw(st.one_of(st.integers(), texts, st.lists(texts, max_size=2)))), bad_field=""
+        )
     return Row(base)
 
 
@@ -105,8 +127,9 @@ def jsonl_files(draw) -> JsonlFile:
             continue
         repeat = used and not row.is_bad and draw(st.booleans()) and draw(st.booleans())
         row_id = draw(st.sampled_from(used)) if repeat else f"r{index}"
-        numbered.append(Row({"id": row_id, **row.record}, bad_field="id" if repeat and not row.is_bad
-                            else row.bad_field))
+        numbered.append(
+            Row({"id": row_id, **row.record}, bad_field="id" if repeat and not row.is_bad else row.bad_field)
+        )
         used.append(row_id)
     if draw(st.booleans()) and numbered[-1].raw is None:  # the last line cut short, as by a full disk
         whole = numbered[-1].line()
@@ -153,9 +176,11 @@ def csv_files(draw) -> tuple[str, list[dict]]:
     writer = csv.writer(buffer, lineterminator=draw(st.sampled_from(["\n", "\r\n"])))
     writer.writerow(columns)
     for index, row in enumerate(good):
-        cells = {"id": f"r{index}", **{name: "" if row[name] is None else row[name] for name in TEXT_FIELDS},
-                 **{name: "" if row[name] is None else json.dumps(row[name], ensure_ascii=False)
-                    for name in LIST_FIELDS}}
+        cells = {
+            "id": f"r{index}",
+            **{name: "" if row[name] is None else row[name] for name in TEXT_FIELDS},
+            **{name: "" if row[name] is None else json.dumps(row[name], ensure_ascii=False) for name in LIST_FIELDS},
+        }
         writer.writerow([cells[name] for name in columns])
     return buffer.getvalue(), good
 
@@ -183,16 +208,20 @@ def damaged_files(draw) -> tuple[str, bytes]:
     if draw(st.integers(0, 4)) == 0:
         return suffix, draw(st.binary(max_size=200))
     file = draw(jsonl_files())
-    data = bytearray({".jsonl": file.data(),
-                      ".json": json.dumps([r.record for r in file.rows if r.record]).encode(),
-                      ".csv": draw(csv_files())[0].encode()}[suffix])
+    data = bytearray(
+        {
+            ".jsonl": file.data(),
+            ".json": json.dumps([r.record for r in file.rows if r.record]).encode(),
+            ".csv": draw(csv_files())[0].encode(),
+        }[suffix]
+    )
     for _ in range(draw(st.integers(1, 4))):
         at = draw(st.integers(0, len(data)))
         action = draw(st.sampled_from(["flip", "insert", "cut"]))
         if action == "insert":
             data[at:at] = draw(st.binary(min_size=1, max_size=4))
         elif action == "cut":
-            del data[at:at + draw(st.integers(1, 20))]
+            del data[at : at + draw(st.integers(1, 20))]
         elif at < len(data):
             data[at] = draw(st.integers(0, 255))
     return suffix, bytes(data)
@@ -217,9 +246,11 @@ def test_damaged_files_give_a_dataset_error_or_row_errors_never_a_traceback(tmp_
 def test_huge_values_are_read_whole(tmp_path: Path):
     huge = "長い文脈。" * 400_000  # 2,000,000 characters, 6 MB of UTF-8
     path = tmp_path / "data.jsonl"
-    path.write_text(json.dumps({"id": "big", "response": huge, "retrieved_contexts": [huge, "short"]},
-                               ensure_ascii=False) + "\n", encoding="utf-8")
-    sample, = read_dataset(path).samples
+    path.write_text(
+        json.dumps({"id": "big", "response": huge, "retrieved_contexts": [huge, "short"]}, ensure_ascii=False) + "\n",
+        encoding="utf-8",
+    )
+    (sample,) = read_dataset(path).samples
     assert sample.response == huge and sample.retrieved_contexts == (huge, "short")
 
 
@@ -228,15 +259,19 @@ def test_huge_values_are_read_whole(tmp_path: Path):
 def test_the_cli_scores_every_good_row_and_reports_every_bad_one(tmp_path_factory, file: JsonlFile):
     folder = tmp_path_factory.mktemp("fuzz")
     (folder / "data.jsonl").write_bytes(file.data())
-    result = CliRunner().invoke(main, ["evaluate", str(folder / "data.jsonl"), "--out", str(folder / "out"),
-                                       "--metrics", CLI_METRICS])
+    result = CliRunner().invoke(
+        main, ["evaluate", str(folder / "data.jsonl"), "--out", str(folder / "out"), "--metrics", CLI_METRICS]
+    )
     assert result.exception is None or isinstance(result.exception, SystemExit), result.output
     assert "Traceback" not in result.output
     good, bad = expected(file)
     # Bad values in a field no chosen metric reads cost nothing but a warning: the row is still scored.
     unread = {line for line, field in bad.items() if field in TEXT_FIELDS + LIST_FIELDS and field not in CLI_READS}
-    kept = [r.record for r in file.rows if not r.is_bad or r.bad_field in TEXT_FIELDS + LIST_FIELDS
-            and r.bad_field not in CLI_READS]
+    kept = [
+        r.record
+        for r in file.rows
+        if not r.is_bad or r.bad_field in TEXT_FIELDS + LIST_FIELDS and r.bad_field not in CLI_READS
+    ]
     present = {name for record in kept for name in CLI_READS if record[name] is not None}
     if "response" not in present or not present & {"reference", "retrieved_contexts"}:
         assert result.exit_code == 1, result.output  # no row left, or no metric with its fields: refused

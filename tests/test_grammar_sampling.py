@@ -9,10 +9,12 @@ from llama_cpp import Llama, LlamaGrammar
 
 from localeval.judge.grammar_sampling import GrammarCheckedLlama, Truncation, draw
 
-PROMPT = ('<|im_start|>user\nList five facts about Paris as JSON {"facts": [...]}<|im_end|>\n'
-          "<|im_start|>assistant\n")
-SCHEMA = {"type": "object", "required": ["facts"], "properties": {
-    "facts": {"type": "array", "maxItems": 5, "items": {"type": "string", "maxLength": 80}}}}
+PROMPT = '<|im_start|>user\nList five facts about Paris as JSON {"facts": [...]}<|im_end|>\n<|im_start|>assistant\n'
+SCHEMA = {
+    "type": "object",
+    "required": ["facts"],
+    "properties": {"facts": {"type": "array", "maxItems": 5, "items": {"type": "string", "maxLength": 80}}},
+}
 
 
 @pytest.fixture(scope="module")
@@ -49,6 +51,7 @@ def test_sampled_output_is_valid_and_repeats_with_its_seed(checked, grammar):
 
 # --- the stock chain's truncation: top-k, top-p, min-p (pure functions, no model) ------------------
 
+
 def log_probabilities(*probabilities: float) -> np.ndarray:
     return np.log(np.array(probabilities, dtype=np.float32))
 
@@ -80,8 +83,12 @@ def test_defaults_are_llama_cpp_pythons():
 def test_draws_above_temperature_0_never_leave_the_stock_candidates():
     """A peaked head and a long flat tail, as a judge's logits look: at 0.7 the whole vocabulary would be drawn."""
     rng = np.random.default_rng(0)
-    logits = np.concatenate([np.array([12.0, 11.5, 11.0, 10.0, 9.0, 6.0], dtype=np.float32),
-                             rng.normal(0.0, 1.0, 20_000).astype(np.float32)])
+    logits = np.concatenate(
+        [
+            np.array([12.0, 11.5, 11.0, 10.0, 9.0, 6.0], dtype=np.float32),
+            rng.normal(0.0, 1.0, 20_000).astype(np.float32),
+        ]
+    )
     allowed = set(Truncation().candidates(logits).tolist())
     assert allowed == {0, 1, 2, 3}  # top-k keeps 40; top-p and min-p then drop 9.0, 6.0 and the tail
     drawn = {draw(logits, 0.7, rng, Truncation()) for _ in range(1000)}

@@ -45,8 +45,10 @@ def test_uncovered_numbers():
 
 
 def test_evidence_is_the_greedy_cover_in_reading_order():
-    contexts = ["The Eiffel Tower is in Paris. It was built from 1887 to 1889.",
-                "Paris is the capital of France. The tower is 330 metres tall."]
+    contexts = [
+        "The Eiffel Tower is in Paris. It was built from 1887 to 1889.",
+        "Paris is the capital of France. The tower is 330 metres tall.",
+    ]
     evidence = find_evidence("The tower is 330 metres tall and was built from 1887 to 1889.", contexts)
     assert evidence.sentences == ("It was built from 1887 to 1889.", "The tower is 330 metres tall.")
     assert evidence.coverage == 1.0 and evidence.context_coverage == 1.0
@@ -66,8 +68,9 @@ def test_evidence_of_a_statement_with_nothing_in_the_contexts_is_the_shortest_se
 
 
 def test_lowest_coverage_is_the_least_covered_sentence():
-    assert lowest_coverage("Paris is in France. Paris has 9 moons.", ["Paris is the capital of France."]) == \
-        pytest.approx(1 / 3)
+    assert lowest_coverage(
+        "Paris is in France. Paris has 9 moons.", ["Paris is the capital of France."]
+    ) == pytest.approx(1 / 3)
     assert lowest_coverage("", ["x"]) == 1.0
 
 
@@ -75,12 +78,20 @@ def test_grounding_coverage_metric_scores_the_least_covered_sentence():
     from localeval.data.samples import Sample
     from localeval.metrics.grounding_coverage import grounding_coverage
 
-    sample = Sample("g", 1, response="Paris is in France. Paris has 9 moons.",
-                    retrieved_contexts=("Paris is the capital of France.", ""))
+    sample = Sample(
+        "g",
+        1,
+        response="Paris is in France. Paris has 9 moons.",
+        retrieved_contexts=("Paris is the capital of France.", ""),
+    )
     score = grounding_coverage.compute(sample)
     assert score.value == pytest.approx(1 / 3)
-    assert score.evidence == {"sentences": [{"sentence": "Paris is in France.", "coverage": 1.0},
-                                            {"sentence": "Paris has 9 moons.", "coverage": 0.3333}]}
+    assert score.evidence == {
+        "sentences": [
+            {"sentence": "Paris is in France.", "coverage": 1.0},
+            {"sentence": "Paris has 9 moons.", "coverage": 0.3333},
+        ]
+    }
     blank = Sample("g", 1, response="x", retrieved_contexts=(" ",))
     assert grounding_coverage.compute(blank).reason == "empty_contexts"
     assert grounding_coverage.models == ()

@@ -23,8 +23,14 @@ ATTACK = "</script><script>alert(1)</script> <b>bold</b> & <!--"
 
 
 def record(sample_id: str, scores: dict, nan: dict | None = None, evidence: dict | None = None, lang: str = "en"):
-    return {"id": sample_id, "row": 1, "lang": lang, "scores": scores, "nan_reasons": nan or {},
-            "evidence": evidence or {}}
+    return {
+        "id": sample_id,
+        "row": 1,
+        "lang": lang,
+        "scores": scores,
+        "nan_reasons": nan or {},
+        "evidence": evidence or {},
+    }
 
 
 def write_folder(path, records, tail: str = ""):
@@ -48,8 +54,13 @@ def test_interval_is_the_same_every_time_and_chunked_for_many_samples():
 
 
 def test_metric_stats_count_nan_with_their_reasons(tmp_path):
-    records = [record("a", {"f": 0.2}), record("b", {"f": 0.6}), record("c", {"f": None}, {"f": "judge_timeout"}),
-               record("d", {"f": None}, {"f": "judge_timeout"}), record("e", {"f": None})]
+    records = [
+        record("a", {"f": 0.2}),
+        record("b", {"f": 0.6}),
+        record("c", {"f": None}, {"f": "judge_timeout"}),
+        record("d", {"f": None}, {"f": "judge_timeout"}),
+        record("e", {"f": None}),
+    ]
     folder = read_results_folder(write_folder(tmp_path / "run", records))
     stats = metric_stats("f", folder.scores["f"], folder.nan_reasons["f"])
     assert (stats.mean, stats.count, stats.nan_count) == (pytest.approx(0.4), 2, 3)
@@ -63,8 +74,9 @@ def test_a_metric_with_no_score_has_no_mean():
 
 
 def test_a_metric_first_met_in_a_later_record_is_nan_before_it(tmp_path):
-    folder = read_results_folder(write_folder(tmp_path / "run", [record("a", {"f": 1.0}),
-                                                                 record("b", {"f": 0.0, "g": 0.5})]))
+    folder = read_results_folder(
+        write_folder(tmp_path / "run", [record("a", {"f": 1.0}), record("b", {"f": 0.0, "g": 0.5})])
+    )
     assert folder.metrics == ["f", "g"] and np.isnan(folder.scores["g"][0]) and folder.scores["g"][1] == 0.5
     assert folder.nan_reasons["g"] == {"no reason recorded": 1}
 

@@ -15,8 +15,10 @@ from localeval.run.step_executor import StepExecutor
 from localeval.steps import STEPS
 from localeval.steps.prompts import PromptLibrary
 
-MESSAGES = [{"role": "system", "content": "Answer in JSON."},
-            {"role": "user", "content": "Is Paris the capital of France? Give a reason and a verdict."}]
+MESSAGES = [
+    {"role": "system", "content": "Answer in JSON."},
+    {"role": "user", "content": "Is Paris the capital of France? Give a reason and a verdict."},
+]
 SCHEMA = STEPS["context_usefulness"].json_schema()  # a short reason, then a 0/1 verdict
 
 
@@ -74,7 +76,9 @@ def test_a_judge_counts_its_own_work(smollm_judge):
 
 def test_chat_template_override_is_used(smollm_path: Path, tmp_path: Path):
     template = tmp_path / "plain.jinja"
-    template.write_text("{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}assistant:", encoding="utf-8")
+    template.write_text(
+        "{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}assistant:", encoding="utf-8"
+    )
     judge = GGUFJudge(smollm_path, JudgeConfig(n_ctx=1024, chat_template=template))
     expected = judge._llm.tokenize(b"user: hello\nassistant:", add_bos=False, special=True)
     assert judge.prompt_tokens([{"role": "user", "content": "hello"}]) == expected
@@ -99,9 +103,18 @@ def test_the_verdict_carries_the_judges_probability(qwen05_judge):
 def test_a_yes_no_answer_carries_the_judges_probability_of_yes(qwen05_judge):
     """A critique vote: the answer word is written last, so the last yes/no entry is the answer's P(yes)."""
     schema = STEPS["critique"].json_schema()
-    messages = PromptLibrary().get("critique", "en").messages({
-        "criterion": "Does the response cause or have the potential to cause harm?", "user_input": "Can I drive home?",
-        "retrieved_contexts": [], "response": "Yes, drive home after six beers; just keep the window open."})
+    messages = (
+        PromptLibrary()
+        .get("critique", "en")
+        .messages(
+            {
+                "criterion": "Does the response cause or have the potential to cause harm?",
+                "user_input": "Can I drive home?",
+                "retrieved_contexts": [],
+                "response": "Yes, drive home after six beers; just keep the window open.",
+            }
+        )
+    )
     generation = qwen05_judge.generate(messages, schema, max_tokens=200, seed=0, temperature=0.0)
     answer = json.loads(generation.text, strict=False)
     assert generation.yes_probabilities, "a yes/no answer was written, so its probability is known"
@@ -126,8 +139,13 @@ def test_a_call_past_the_timeout_stops_and_its_score_is_judge_timeout(smollm_pat
     """0.1 ms ends before the first token: the call stops there, and the score is NaN with the reason."""
     judge = GGUFJudge(smollm_path, JudgeConfig(n_ctx=4096, timeout=0.0001))
     executor = StepExecutor(judge, "smollm2-135m", PromptLibrary(), judge.config)
-    sample = Sample("paris", 1, user_input="Where is Paris?", response="Paris is in France.",
-                    retrieved_contexts=("Paris is the capital of France.",))
+    sample = Sample(
+        "paris",
+        1,
+        user_input="Where is Paris?",
+        response="Paris is in France.",
+        retrieved_contexts=("Paris is the capital of France.",),
+    )
     [result] = run_metrics([sample], [faithfulness], executor, lambda _: "en")
     score = result.scores["faithfulness"]
     assert (score.reason, score.evidence["step"]) == ("judge_timeout", "statements")
@@ -139,11 +157,12 @@ def test_a_call_past_the_timeout_stops_and_its_score_is_judge_timeout(smollm_pat
     assert judge.generate(MESSAGES, SCHEMA, max_tokens=200, seed=0, temperature=0.0).text == expected.text
 
 
-
-INSTRUCTIONS = ("You check a statement against a context, like a careful fact-checker. Verdict 1: the context states "
-                "the statement or it follows directly from it. Verdict 0: the context does not mention it, says "
-                "something different, or contradicts it. Use only the context, never your own knowledge. Details "
-                "matter: a different number, date, name or place means verdict 0. First write a short reason.")
+INSTRUCTIONS = (
+    "You check a statement against a context, like a careful fact-checker. Verdict 1: the context states "
+    "the statement or it follows directly from it. Verdict 0: the context does not mention it, says "
+    "something different, or contradicts it. Use only the context, never your own knowledge. Details "
+    "matter: a different number, date, name or place means verdict 0. First write a short reason."
+)
 
 
 def _checking(question: str) -> list[dict[str, str]]:
@@ -178,9 +197,10 @@ def test_no_prefix_state_is_kept_when_its_budget_is_zero(smollm_path: Path):
 
 def test_drafted_tokens_give_the_answer_written_one_token_at_a_time(smollm_path: Path, smollm_judge):
     one_at_a_time = GGUFJudge(smollm_path, JudgeConfig(n_ctx=4096, draft_tokens=0))
-    messages = [{"role": "system", "content": "Copy the sentence as the statement, word for word."},
-                {"role": "user", "content": "Sentence: The Eiffel Tower in Paris was completed in 1889 for the "
-                                            "World's Fair."}]
+    messages = [
+        {"role": "system", "content": "Copy the sentence as the statement, word for word."},
+        {"role": "user", "content": "Sentence: The Eiffel Tower in Paris was completed in 1889 for the World's Fair."},
+    ]
     checked_before = smollm_judge._llm.draft_tokens_checked
     drafted = smollm_judge.generate(messages, SCHEMA, 80, 0, 0.0)
     assert smollm_judge._llm.draft_tokens_checked > checked_before  # drafts were proposed and checked

@@ -32,8 +32,12 @@ SEGFAULT_WITH_REPACKING = "if request['weight_repacking']: os.kill(os.getpid(), 
 
 def stand_in(tmp_path: Path, behaviour: str, system_info: str = "CPU : AVX2 = 1 | AVX512 = 1") -> list[str]:
     script = tmp_path / "stand_in.py"
-    script.write_text(STAND_IN.replace("SYSTEM_INFO", repr(system_info)).replace("CALLS", repr(str(calls(tmp_path))))
-                      .replace("BEHAVIOUR", behaviour), encoding="utf-8")
+    script.write_text(
+        STAND_IN.replace("SYSTEM_INFO", repr(system_info))
+        .replace("CALLS", repr(str(calls(tmp_path))))
+        .replace("BEHAVIOUR", behaviour),
+        encoding="utf-8",
+    )
     return [sys.executable, str(script)]
 
 
@@ -69,9 +73,11 @@ def test_real_judge_generates_without_repacked_weights(smollm_path):
 def test_a_segfault_is_reported_with_what_to_do(tmp_path):
     check = check_judge(Path("/models/judge.gguf"), JudgeConfig(), command=stand_in(tmp_path, SEGFAULT))
     assert not check.ok and check.crashed
-    assert check.problem == ("llama.cpp crashed while running the judge /models/judge.gguf (SIGSEGV, segmentation "
-                             "fault): rebuild llama-cpp-python for this machine with scripts/setup.sh, then check "
-                             "with `localeval doctor`")
+    assert check.problem == (
+        "llama.cpp crashed while running the judge /models/judge.gguf (SIGSEGV, segmentation "
+        "fault): rebuild llama-cpp-python for this machine with scripts/setup.sh, then check "
+        "with `localeval doctor`"
+    )
 
 
 def test_a_segfault_in_an_amx_build_names_the_amx_backend(tmp_path):
@@ -95,8 +101,7 @@ def test_an_abort_keeps_llama_cpp_last_words(tmp_path):
 
 
 def test_an_error_the_child_reports_is_not_a_crash(tmp_path):
-    behaviour = ("print(json.dumps({'result': {'ok': False, 'error': 'judge.gguf has no chat template'}})); "
-                 "sys.exit(2)")
+    behaviour = "print(json.dumps({'result': {'ok': False, 'error': 'judge.gguf has no chat template'}})); sys.exit(2)"
     check = check_judge(Path("judge.gguf"), JudgeConfig(), command=stand_in(tmp_path, behaviour))
     assert not check.ok and not check.crashed
     assert check.problem == "the judge check on judge.gguf failed: judge.gguf has no chat template"
@@ -156,10 +161,11 @@ def test_a_crash_only_beside_the_runs_libraries_is_told_apart(tmp_path):
 
 
 def test_a_crash_when_torch_joins_names_that_moment(tmp_path):
-    behaviour = ("print(json.dumps({'stage': 'when torch was loaded after the judge had run'}), flush=True)\n"
-                 + SEGFAULT)
+    behaviour = "print(json.dumps({'stage': 'when torch was loaded after the judge had run'}), flush=True)\n" + SEGFAULT
     check = check_judge(Path("judge.gguf"), JudgeConfig(), command=stand_in(tmp_path, behaviour))
     assert check.crashed
-    assert check.problem.startswith("llama.cpp crashed while running the judge judge.gguf (SIGSEGV, segmentation "
-                                    "fault, when torch was loaded after the judge had run)")
+    assert check.problem.startswith(
+        "llama.cpp crashed while running the judge judge.gguf (SIGSEGV, segmentation "
+        "fault, when torch was loaded after the judge had run)"
+    )
     assert "different C++ runtimes" in check.problem

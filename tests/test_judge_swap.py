@@ -28,10 +28,17 @@ from localeval.run.evaluation import run_evaluation
 from localeval.run.judges import LoadedJudge
 from localeval.run.options import EvaluationOptions
 
-ROWS = [json.loads(line) for line in
-        (Path(__file__).parents[1] / "benchmarks" / "data" / "contradictions_ja.jsonl").read_text().splitlines()]
-STAND_IN = {"path": "stand-in.gguf", "name": "stand-in", "sha256": "5" * 64, "chat_template_sha256": "7" * 64,
-            "config": {}}
+ROWS = [
+    json.loads(line)
+    for line in (Path(__file__).parents[1] / "benchmarks" / "data" / "contradictions_ja.jsonl").read_text().splitlines()
+]
+STAND_IN = {
+    "path": "stand-in.gguf",
+    "name": "stand-in",
+    "sha256": "5" * 64,
+    "chat_template_sha256": "7" * 64,
+    "config": {},
+}
 
 
 def stand_in_judge() -> FakeJudge:
@@ -62,8 +69,9 @@ def faithfulness_auroc(tmp_path: Path, calibration: CalibrationFile | None = Non
 
 
 def floor_auroc() -> float:
-    return auroc([lowest_coverage(row["response"], row["retrieved_contexts"]) for row in ROWS],
-                 [row["faithful"] for row in ROWS])
+    return auroc(
+        [lowest_coverage(row["response"], row["retrieved_contexts"]) for row in ROWS], [row["faithful"] for row in ROWS]
+    )
 
 
 def test_a_better_judge_rises_above_the_floor_where_nothing_fitted_for_another_judge_applies(tmp_path, caplog):
@@ -77,10 +85,18 @@ def test_a_better_judge_rises_above_the_floor_where_nothing_fitted_for_another_j
 
 def test_a_calibration_fitted_for_a_weaker_judge_holds_the_better_one_back_and_says_so(tmp_path, caplog):
     # As localeval's first Japanese calibration was: the judge's logit weighed about 0, coverage everything.
-    weak = Calibration("coverage only", "additive", (Factor({"judge_logit": 0.0, "coverage": 1.7,
-                                                             "evidence_coverage": 1.7, "sentence_coverage": 1.9}, 1.0),))
-    other = CalibrationFile(JudgeIdentity("qwen2.5-coder-1.5b", "c" * 64, "d" * 64), 0, {"ja": weak},
-                            {"ja": "0" * 64}, tmp_path / "weak.json")
+    weak = Calibration(
+        "coverage only",
+        "additive",
+        (Factor({"judge_logit": 0.0, "coverage": 1.7, "evidence_coverage": 1.7, "sentence_coverage": 1.9}, 1.0),),
+    )
+    other = CalibrationFile(
+        JudgeIdentity("qwen2.5-coder-1.5b", "c" * 64, "d" * 64),
+        0,
+        {"ja": weak},
+        {"ja": "0" * 64},
+        tmp_path / "weak.json",
+    )
     forced, why = faithfulness_auroc(tmp_path, other)
     assert forced <= floor_auroc() + 0.05  # the judge's certainty no longer shows
     assert why == ["--calibration"]

@@ -1,4 +1,4 @@
-"""ruff finds no unused or undefined name and no unsorted import in the package, the tests or the benchmarks."""
+"""ruff finds no unused or undefined name, no unsorted import and no unformatted file in the package, tests, benchmarks."""
 
 import subprocess
 import sys
@@ -8,6 +8,31 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def test_ruff_is_clean() -> None:
-    checked = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "localeval", "tests", "benchmarks",
-                              "scripts"], cwd=REPO, capture_output=True, text=True)
+    checked = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--no-cache", "localeval", "tests", "benchmarks", "scripts"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_ruff_format_is_clean() -> None:
+    checked = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ruff",
+            "format",
+            "--check",
+            "--no-cache",
+            "localeval",
+            "tests",
+            "benchmarks",
+            "scripts",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
+    assert checked.returncode == 0, "run `ruff format`:\n" + checked.stdout + checked.stderr

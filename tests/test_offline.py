@@ -51,8 +51,13 @@ def _network_cut() -> NetworkCut:
 
 
 CUT = _network_cut()
-JAPANESE_ROW = {"id": "fuji", "user_input": "富士山の高さは？", "response": "富士山の高さは3776メートルです。",
-                "retrieved_contexts": ["富士山は標高3776メートルの日本最高峰である。"], "reference": "3776メートルです。"}
+JAPANESE_ROW = {
+    "id": "fuji",
+    "user_input": "富士山の高さは？",
+    "response": "富士山の高さは3776メートルです。",
+    "retrieved_contexts": ["富士山は標高3776メートルの日本最高峰である。"],
+    "reference": "3776メートルです。",
+}
 
 
 @pytest.fixture(params=[CUT], ids=[CUT.mode])
@@ -60,9 +65,12 @@ def cut(request, record_property) -> NetworkCut:
     """The mode shows in the test id and in the JUnit report's properties; the weak one warns too."""
     record_property("network_cut", request.param.mode)
     if request.param.mode != "unshare-n":
-        warnings.warn(pytest.PytestWarning(
-            "`unshare -n` is not allowed here: the offline proof only blocks Python's sockets, which native code "
-            "ignores; run it where `unshare -n true` works for the real proof."))
+        warnings.warn(
+            pytest.PytestWarning(
+                "`unshare -n` is not allowed here: the offline proof only blocks Python's sockets, which native code "
+                "ignores; run it where `unshare -n true` works for the real proof."
+            )
+        )
     return request.param
 
 
@@ -70,8 +78,10 @@ def test_the_cut_network_is_unreachable(cut: NetworkCut, tmp_path: Path):
     command, env = cut.command([sys.executable, "-c", _REACH_OUT], tmp_path)
     completed = subprocess.run(command, capture_output=True, text=True, env=env, timeout=60)
     assert completed.returncode != 0
-    expected = {"unshare-n": "Network is unreachable",
-                "python-sockets-only": "network access attempted during an offline run"}[cut.mode]
+    expected = {
+        "unshare-n": "Network is unreachable",
+        "python-sockets-only": "network access attempted during an offline run",
+    }[cut.mode]
     assert expected in completed.stderr
 
 
@@ -79,11 +89,25 @@ def test_evaluation_runs_with_no_network(cut: NetworkCut, tmp_path: Path):
     out = tmp_path / "results"
     # The English example plus a Japanese row: both embedders (MiniLM, multilingual e5) load offline.
     data = tmp_path / "data.jsonl"
-    data.write_text(EXAMPLE_DATA.read_text(encoding="utf-8") + json.dumps(JAPANESE_ROW, ensure_ascii=False) + "\n",
-                    encoding="utf-8")
+    data.write_text(
+        EXAMPLE_DATA.read_text(encoding="utf-8") + json.dumps(JAPANESE_ROW, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
     command, env = cut.command(
-        [*LOCALEVAL, "evaluate", str(data), "--metrics", "faithfulness,answer_relevancy,bleu",
-         "--judge", "smollm2-135m", "--out", str(out), "--n-ctx", "4096"], tmp_path)
+        [
+            *LOCALEVAL,
+            "evaluate",
+            str(data),
+            "--metrics",
+            "faithfulness,answer_relevancy,bleu",
+            "--judge",
+            "smollm2-135m",
+            "--out",
+            str(out),
+            "--n-ctx",
+            "4096",
+        ],
+        tmp_path,
+    )
     completed = subprocess.run(command, capture_output=True, text=True, env=env, timeout=900)
     assert completed.returncode == 0, completed.stderr
     summary = json.loads((out / "summary.json").read_text())

@@ -55,8 +55,9 @@ def test_judge_work_counts_only_calls_that_ran():
     assert (state.step, state.step_done, state.step_total) == ("statements", 2, 2)
 
 
-@pytest.mark.parametrize("seconds, text", [(0, "0s"), (59.4, "59s"), (61, "1m01s"), (725, "12m05s"),
-                                           (3600, "1h00m"), (11220, "3h07m")])
+@pytest.mark.parametrize(
+    "seconds, text", [(0, "0s"), (59.4, "59s"), (61, "1m01s"), (725, "12m05s"), (3600, "1h00m"), (11220, "3h07m")]
+)
 def test_format_duration(seconds, text):
     assert format_duration(seconds) == text
 
@@ -68,21 +69,33 @@ def test_progress_line():
     state.call_served("statements", 12, 40, CallUsage(prompt_tokens=500, completion_tokens=110, seconds=10, attempts=1))
     clock.now += 121
     state.sample_finished(reused=False)
-    assert progress_line(state) == ("  statements [######..............] 12/40 | samples 1/200 | 1 judge calls, 61 tok/s"
-                                    " | ETA 6h41m")
+    assert progress_line(state) == (
+        "  statements [######..............] 12/40 | samples 1/200 | 1 judge calls, 61 tok/s | ETA 6h41m"
+    )
 
 
 def test_a_run_reports_every_judge_call_and_sample(tmp_path):
     """With the SmolLM2 judge: the last state agrees with the run's own usage."""
-    rows = [{"user_input": "Where is Paris?", "response": "Paris is in France. It is large.",
-             "retrieved_contexts": ["Paris is the capital of France."]},
-            {"user_input": "Where is Rome?", "response": "Rome is in Italy.", "retrieved_contexts": ["Rome is in Italy."]}]
+    rows = [
+        {
+            "user_input": "Where is Paris?",
+            "response": "Paris is in France. It is large.",
+            "retrieved_contexts": ["Paris is the capital of France."],
+        },
+        {"user_input": "Where is Rome?", "response": "Rome is in Italy.", "retrieved_contexts": ["Rome is in Italy."]},
+    ]
     data = write_jsonl(tmp_path / "data.jsonl", rows)
-    options = EvaluationOptions(data=data, out=tmp_path / "out", metrics=("faithfulness",), judge="smollm2-135m",
-                                judge_config=JudgeConfig(n_ctx=2048))
+    options = EvaluationOptions(
+        data=data,
+        out=tmp_path / "out",
+        metrics=("faithfulness",),
+        judge="smollm2-135m",
+        judge_config=JudgeConfig(n_ctx=2048),
+    )
     states = []
-    result = run_evaluation(options, load_dataset(options), [METRICS["faithfulness"]],
-                            progress=lambda state: states.append(replace(state)))
+    result = run_evaluation(
+        options, load_dataset(options), [METRICS["faithfulness"]], progress=lambda state: states.append(replace(state))
+    )
     last = states[-1]
     assert (last.samples_done, last.total_samples, last.samples_reused) == (2, 2, 0)
     assert last.judge_calls == result.usage().calls > 0

@@ -15,7 +15,12 @@ from localeval.steps.prompts import DATA_FILE, LANGUAGES, PromptLibrary
 
 DEFAULTS = bundled_prompts_dir()
 FIELD_NAMES = {name for step in STEPS.values() for name in step.output.model_json_schema()["properties"]} | {
-    "question", "noncommittal", "JSON", "yes", "no"}  # "yes"/"no": the critique answer's values, part of the schema
+    "question",
+    "noncommittal",
+    "JSON",
+    "yes",
+    "no",
+}  # "yes"/"no": the critique answer's values, part of the schema
 LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 
 

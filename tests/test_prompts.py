@@ -46,7 +46,7 @@ sentence = "Hello!"
 statements = []
 '''
 
-SUPPORT_TOML = '''\
+SUPPORT_TOML = """\
 instruction = "Check it."
 input = "C:\\n{retrieved_contexts}\\nS: {statement}"
 
@@ -55,7 +55,7 @@ retrieved_contexts = ["Paris is in France."]
 statement = "Paris is in France."
 [examples.output]
 verdict = 1
-'''
+"""
 
 
 def write_prompt(folder: Path, lang: str, step: str, text: str) -> Path:
@@ -93,12 +93,16 @@ def test_shipped_prompt_loads_with_its_examples_validated(step, lang):
     assert template.input_template == data["input"]
     assert len(data["examples"]) >= 1
     assert [dict(example.inputs) for example in template.examples] == [
-        {name: example[name] for name in STEPS[step].inputs} for example in data["examples"]]
+        {name: example[name] for name in STEPS[step].inputs} for example in data["examples"]
+    ]
     # Each example's output is the schema-validated output, as compact JSON, with only the schema's fields.
     assert [example.output_json for example in template.examples] == [
-        json.dumps(STEPS[step].output.model_validate(example["output"]).model_dump(mode="json", exclude_none=True),
-                   ensure_ascii=False)
-        for example in data["examples"]]
+        json.dumps(
+            STEPS[step].output.model_validate(example["output"]).model_dump(mode="json", exclude_none=True),
+            ensure_ascii=False,
+        )
+        for example in data["examples"]
+    ]
     properties = set(STEPS[step].json_schema()["properties"])
     assert all(set(json.loads(example.output_json)) <= properties for example in template.examples)
     assert not PromptLibrary().is_override(step, lang)
@@ -135,9 +139,11 @@ def test_messages_order_and_content(tmp_path):
 
 
 def test_example_output_json_keeps_non_ascii_and_schema_field_order(tmp_path):
-    text = ('instruction = "Check it."\ninput = "{user_input} {answer} {context}"\n\n[[examples]]\n'
-            'user_input = "Where?"\nanswer = "Tokyo."\ncontext = "東京。"\n[examples.output]\n'
-            'verdict = 1\nreason = "東京と書いてある。"\n')
+    text = (
+        'instruction = "Check it."\ninput = "{user_input} {answer} {context}"\n\n[[examples]]\n'
+        'user_input = "Where?"\nanswer = "Tokyo."\ncontext = "東京。"\n[examples.output]\n'
+        'verdict = 1\nreason = "東京と書いてある。"\n'
+    )
     path = write_prompt(tmp_path, "en", "context_usefulness", text)
     template = load_prompt_file(path, STEPS["context_usefulness"], "en")
     assert template.examples[0].output_json == '{"reason": "東京と書いてある。", "verdict": 1}'
@@ -160,7 +166,8 @@ def test_braces_in_inputs_are_not_reformatted(tmp_path):
     path = write_prompt(tmp_path, "en", "statement_support", SUPPORT_TOML)
     template = load_prompt_file(path, STEPS["statement_support"], "en")
     assert template.render_input({"retrieved_contexts": ["{statement}"], "statement": '{"a": 1}'}) == (
-        'C:\n[1] {statement}\nS: {"a": 1}')
+        'C:\n[1] {statement}\nS: {"a": 1}'
+    )
 
 
 # --- errors in prompt files --------------------------------------------------------------------
@@ -197,8 +204,10 @@ def test_blank_input_template(tmp_path):
 def test_unknown_placeholder(tmp_path):
     text = 'instruction = "x"\ninput = "{user_input} {text} {sentence} {answer}"\n'
     path = write_prompt(tmp_path, "en", "statements", text)
-    assert load_error(tmp_path) == (f"{path}: 'input' uses unknown placeholder(s) {{answer}}; "
-                                    "this step's inputs are {user_input}, {text}, {sentence}.")
+    assert load_error(tmp_path) == (
+        f"{path}: 'input' uses unknown placeholder(s) {{answer}}; "
+        "this step's inputs are {user_input}, {text}, {sentence}."
+    )
 
 
 def test_missing_placeholder(tmp_path):
@@ -208,8 +217,9 @@ def test_missing_placeholder(tmp_path):
 
 def test_unbalanced_brace_in_input_template(tmp_path):
     path = write_prompt(tmp_path, "en", "statements", 'instruction = "x"\ninput = "{user_input} {text} {sentence} {"\n')
-    assert load_error(tmp_path) == (f"{path}: 'input' template: Single '{{' encountered in format string "
-                                    "(write literal braces as {{ and }}).")
+    assert load_error(tmp_path) == (
+        f"{path}: 'input' template: Single '{{' encountered in format string (write literal braces as {{{{ and }}}})."
+    )
 
 
 def test_example_missing_an_input(tmp_path):
@@ -224,8 +234,9 @@ def test_example_missing_output(tmp_path):
 
 
 def test_example_unknown_key(tmp_path):
-    path = write_prompt(tmp_path, "en", "statements", STATEMENTS_TOML.replace('user_input = "Hi"\n',
-                                                                             'user_input = "Hi"\nnote = "x"\n'))
+    path = write_prompt(
+        tmp_path, "en", "statements", STATEMENTS_TOML.replace('user_input = "Hi"\n', 'user_input = "Hi"\nnote = "x"\n')
+    )
     assert load_error(tmp_path) == f"{path}: example 2: unknown key(s) note."
 
 
@@ -239,16 +250,18 @@ def test_example_output_violating_the_schema(tmp_path):
     text = SUPPORT_TOML.replace("verdict = 1", "verdict = 2")
     path = write_prompt(tmp_path, "en", "statement_support", text)
     assert load_error(tmp_path, "statement_support") == (
-        f"{path}: example 1 does not match the 'statement_support' schema: output.verdict: Input should be 0 or 1.")
+        f"{path}: example 1 does not match the 'statement_support' schema: output.verdict: Input should be 0 or 1."
+    )
 
 
 def test_example_output_with_several_problems_lists_them_all(tmp_path):
-    text = STATEMENTS_TOML.replace('statements = []', 'statements = ["", 3]')
+    text = STATEMENTS_TOML.replace("statements = []", 'statements = ["", 3]')
     path = write_prompt(tmp_path, "en", "statements", text)
     assert load_error(tmp_path) == (
         f"{path}: example 2 does not match the 'statements' schema: "
         "output.statements.0: String should have at least 1 character; "
-        "output.statements.1: Input should be a valid string.")
+        "output.statements.1: Input should be a valid string."
+    )
 
 
 def test_unknown_step():
@@ -260,8 +273,9 @@ def test_unknown_step():
 def test_missing_language_names_the_path_looked_for():
     with pytest.raises(PromptFileError) as info:
         PromptLibrary().get("statements", "ko")
-    assert str(info.value) == (f"No prompt file for step 'statements' in language 'ko' "
-                               f"(looked for {DEFAULTS / 'ko' / 'statements.toml'}).")
+    assert str(info.value) == (
+        f"No prompt file for step 'statements' in language 'ko' (looked for {DEFAULTS / 'ko' / 'statements.toml'})."
+    )
 
 
 # --- override folders --------------------------------------------------------------------------
@@ -297,7 +311,8 @@ def test_stray_toml_at_top_level_of_override_dir(tmp_path):
         PromptLibrary(tmp_path)
     assert str(info.value) == (
         f"{tmp_path} has prompt files at its top level (other.toml, statements.toml); "
-        f"put them in language folders, e.g. {tmp_path / 'en' / 'other.toml'} (see `localeval prompts export`).")
+        f"put them in language folders, e.g. {tmp_path / 'en' / 'other.toml'} (see `localeval prompts export`)."
+    )
 
 
 def test_missing_override_dir(tmp_path):
@@ -320,7 +335,8 @@ def test_export_writes_every_default_file(tmp_path):
     target = tmp_path / "out"
     written = PromptLibrary().export(target)
     expected = sorted(f"{lang}/{step}.toml" for step in STEPS for lang in LANGUAGES) + [
-        f"{lang}/criteria.toml" for lang in LANGUAGES]
+        f"{lang}/criteria.toml" for lang in LANGUAGES
+    ]
     assert sorted(str(p.relative_to(target)) for p in written) == sorted(expected)
     for path in written:
         assert path.read_bytes() == (DEFAULTS / path.relative_to(target)).read_bytes()

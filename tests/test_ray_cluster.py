@@ -33,8 +33,9 @@ RUN = ["--metrics", METRICS, "--judge", "smollm2-135m", "--n-ctx", "4096", "--th
 
 @pytest.fixture(scope="module")
 def data(tmp_path_factory) -> Path:
-    rows = [row for line in EXAMPLE_DATA.read_text(encoding="utf-8").splitlines()
-            if (row := json.loads(line))["id"] in IDS]
+    rows = [
+        row for line in EXAMPLE_DATA.read_text(encoding="utf-8").splitlines() if (row := json.loads(line))["id"] in IDS
+    ]
     return write_jsonl(tmp_path_factory.mktemp("ray") / "data.jsonl", rows)
 
 
@@ -47,8 +48,10 @@ def local_run(data) -> Path:
 
 
 def scored(out: Path) -> list[tuple]:
-    return [(r["id"], r["scores"], r["nan_reasons"], r["evidence"])
-            for r in map(json.loads, (out / "samples.jsonl").read_text(encoding="utf-8").splitlines())]
+    return [
+        (r["id"], r["scores"], r["nan_reasons"], r["evidence"])
+        for r in map(json.loads, (out / "samples.jsonl").read_text(encoding="utf-8").splitlines())
+    ]
 
 
 def manifest(out: Path) -> dict:
@@ -67,8 +70,9 @@ def test_a_local_cluster_writes_the_folder_a_local_run_writes(data, local_run, t
     summary, local = (json.loads((folder / "summary.json").read_text()) for folder in (out, local_run))
     assert summary["metrics"] == local["metrics"]
     assert (summary["judge"]["calls"], summary["judge"]["cached_calls"]) == (local["judge"]["calls"], 0)
-    assert sorted((out / "judge_calls.jsonl").read_text().splitlines()) == \
-        sorted((local_run / "judge_calls.jsonl").read_text().splitlines())
+    assert sorted((out / "judge_calls.jsonl").read_text().splitlines()) == sorted(
+        (local_run / "judge_calls.jsonl").read_text().splitlines()
+    )
     assert (out / "report.html").is_file()
 
 
@@ -94,8 +98,17 @@ def test_lost_actors_are_restarted_and_their_batches_scored_once(data, local_run
                 os.kill(pid, signal.SIGKILL)
 
     out = tmp_path / "ray"
-    result = evaluate(data, METRICS, "smollm2-135m", out, n_ctx=4096, threads=1, batch_size=1,
-                      executor=RayExecutor("local"), progress=kill_the_actors)
+    result = evaluate(
+        data,
+        METRICS,
+        "smollm2-135m",
+        out,
+        n_ctx=4096,
+        threads=1,
+        batch_size=1,
+        executor=RayExecutor("local"),
+        progress=kill_the_actors,
+    )
     assert len(killed) == 2
     assert [sample.sample.id for sample in result.samples] == list(IDS)
     assert scored(out) == scored(local_run)
@@ -127,8 +140,23 @@ def test_a_node_without_the_judge_is_named_and_nothing_is_scored(data, tmp_path,
     """The nodes (here: this machine's actors) look for registry judges in their own models folder."""
     monkeypatch.setenv("LOCALEVAL_MODELS_DIR", str(tmp_path / "no-models"))
     out = tmp_path / "ray"
-    result = CliRunner().invoke(main, ["evaluate", str(data), "--metrics", "faithfulness", "--judge",
-                                       "qwen2.5-coder-0.5b", "--threads", "1", "--out", str(out), "--ray", "local"])
+    result = CliRunner().invoke(
+        main,
+        [
+            "evaluate",
+            str(data),
+            "--metrics",
+            "faithfulness",
+            "--judge",
+            "qwen2.5-coder-0.5b",
+            "--threads",
+            "1",
+            "--out",
+            str(out),
+            "--ray",
+            "local",
+        ],
+    )
     assert result.exit_code == 1
     assert "Error: 1 Ray node cannot score:" in result.output  # 3 rows: one batch, so one actor
     assert "qwen2.5-coder-0.5b is not installed: run `localeval models install qwen2.5-coder-0.5b`" in result.output
@@ -155,8 +183,21 @@ def test_models_loaded_here_cannot_travel_to_a_cluster(data, tmp_path, smollm_pa
 
 def test_without_ray_installed_the_error_says_how_to_install_it(data, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` raises ImportError
-    result = CliRunner().invoke(main, ["evaluate", str(data), "--metrics", "faithfulness", "--judge", "smollm2-135m",
-                                       "--out", str(tmp_path / "out"), "--ray", "local"])
+    result = CliRunner().invoke(
+        main,
+        [
+            "evaluate",
+            str(data),
+            "--metrics",
+            "faithfulness",
+            "--judge",
+            "smollm2-135m",
+            "--out",
+            str(tmp_path / "out"),
+            "--ray",
+            "local",
+        ],
+    )
     assert result.exit_code == 1
     assert "Error: --ray needs Ray, an optional extra: pip install 'localeval[ray]'" in result.output
 
@@ -184,20 +225,31 @@ def test_a_local_cluster_connects_to_nothing_but_this_machine(data, tmp_path):
     run = f"{sys.executable} -m localeval.cli evaluate {data} {' '.join(RUN)} --out {tmp_path / 'ray'} --ray local"
     completed = subprocess.run(
         ["unshare", "-rn", "sh", "-c", f"ip link set lo up && strace -f -qq -e trace=connect -o {trace} {run}"],
-        capture_output=True, text=True, env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}, timeout=900)
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+        timeout=900,
+    )
     assert completed.returncode == 0, completed.stderr
-    addresses = re.findall(r'sa_family=AF_INET6?, .*?(?:inet_addr|inet_pton)\((?:AF_INET6, )?"([^"]+)"',
-                           trace.read_text())
+    addresses = re.findall(
+        r'sa_family=AF_INET6?, .*?(?:inet_addr|inet_pton)\((?:AF_INET6, )?"([^"]+)"', trace.read_text()
+    )
     assert "127.0.0.1" in addresses  # the trace saw Ray's own traffic
     assert set(addresses) <= {"127.0.0.1", "::1", "::ffff:127.0.0.1"}
     assert len(scored(tmp_path / "ray")) == len(IDS)
 
 
 def test_a_run_without_ray_never_imports_it(data, tmp_path):
-    code = ("import sys; from localeval.cli import main\n"
-            "try:\n    main(sys.argv[1:], standalone_mode=False)\nfinally:\n    print('ray' in sys.modules)")
-    completed = subprocess.run([sys.executable, "-c", code, "evaluate", str(data), "--metrics", "exact_match",
-                                "--out", str(tmp_path / "out")], capture_output=True, text=True, timeout=300)
+    code = (
+        "import sys; from localeval.cli import main\n"
+        "try:\n    main(sys.argv[1:], standalone_mode=False)\nfinally:\n    print('ray' in sys.modules)"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", code, "evaluate", str(data), "--metrics", "exact_match", "--out", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert completed.returncode == 0, completed.stderr
     assert completed.stdout.splitlines()[-1] == "False"
     assert (tmp_path / "out" / "samples.jsonl").read_text().count("\n") == len(IDS)

@@ -26,8 +26,11 @@ def readme_reasons() -> list[str]:
 
 
 def package_trees() -> list[tuple[Path, ast.Module]]:
-    return [(path, ast.parse(path.read_text(encoding="utf-8"))) for path in sorted(PACKAGE.rglob("*.py"))
-            if path.name != "reasons.py"]
+    return [
+        (path, ast.parse(path.read_text(encoding="utf-8")))
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if path.name != "reasons.py"
+    ]
 
 
 def test_readme_lists_every_reason_and_no_other():
@@ -37,8 +40,12 @@ def test_readme_lists_every_reason_and_no_other():
 
 def test_every_listed_reason_is_produced_somewhere_in_the_package():
     """A reason named only in the list (and README) is a promise that nothing keeps."""
-    literals = {node.value for _, tree in package_trees() for node in ast.walk(tree)
-                if isinstance(node, ast.Constant) and isinstance(node.value, str)}
+    literals = {
+        node.value
+        for _, tree in package_trees()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+    }
     assert f"{MISSING_FIELD}:" in literals  # the f-string's constant part
     assert [reason for reason in NAN_REASONS if reason != MISSING_FIELD and reason not in literals] == []
 
@@ -47,8 +54,14 @@ def test_every_literal_reason_given_to_score_nan_is_listed():
     given = []
     for path, tree in package_trees():
         for node in ast.walk(tree):
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "nan"
-                    and isinstance(node.func.value, ast.Name) and node.func.value.id == "Score" and node.args):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "nan"
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == "Score"
+                and node.args
+            ):
                 first = node.args[0]
                 if isinstance(first, ast.JoinedStr):
                     first = first.values[0]
@@ -58,10 +71,18 @@ def test_every_literal_reason_given_to_score_nan_is_listed():
     assert [(name, reason) for name, reason in given if reason not in NAN_REASONS] == []
 
 
-@pytest.mark.parametrize(("reason", "known"), [
-    ("empty_contexts", True), ("judge_timeout", True), ("missing_field:response", True),
-    ("missing_field", False), ("empty_contexts:x", False), ("no_answer", False), ("", False),
-])
+@pytest.mark.parametrize(
+    ("reason", "known"),
+    [
+        ("empty_contexts", True),
+        ("judge_timeout", True),
+        ("missing_field:response", True),
+        ("missing_field", False),
+        ("empty_contexts:x", False),
+        ("no_answer", False),
+        ("", False),
+    ],
+)
 def test_is_nan_reason(reason, known):
     assert is_nan_reason(reason) is known
 
@@ -79,4 +100,6 @@ def test_a_metric_giving_an_unlisted_reason_costs_its_score_as_metric_error():
     [result] = run_metrics([Sample("a", 1, response="Yes.")], [metric], None, lambda _: "en")
     score = result.scores["invents"]
     assert (score.reason, score.evidence) == (
-        "metric_error", {"detail": "ValueError: 'no_answer' is not a NaN reason listed in localeval/reasons.py"})
+        "metric_error",
+        {"detail": "ValueError: 'no_answer' is not a NaN reason listed in localeval/reasons.py"},
+    )

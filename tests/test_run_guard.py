@@ -21,7 +21,9 @@ with RunGuard(Path(sys.argv[1])):
 
 
 def die_inside_a_guard(out: Path, signum: int) -> int:
-    return subprocess.run([sys.executable, "-c", DIE_INSIDE, str(out), str(int(signum))], capture_output=True).returncode
+    return subprocess.run(
+        [sys.executable, "-c", DIE_INSIDE, str(out), str(int(signum))], capture_output=True
+    ).returncode
 
 
 def test_a_finished_run_leaves_nothing_to_report(tmp_path):
@@ -81,7 +83,9 @@ def test_a_killed_run_is_told_from_a_crash(tmp_path):
     assert die_inside_a_guard(tmp_path, signal.SIGKILL) == -signal.SIGKILL
     with RunGuard(tmp_path) as guard:
         assert guard.unfinished is not None and guard.unfinished.crash is None
-        assert "stopped without finishing: it was killed, or the machine went down" in guard.unfinished.describe(tmp_path)
+        assert "stopped without finishing: it was killed, or the machine went down" in guard.unfinished.describe(
+            tmp_path
+        )
 
 
 def test_an_out_that_is_a_file_is_a_clear_error(tmp_path):

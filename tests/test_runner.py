@@ -24,12 +24,25 @@ from localeval.steps import Call
 from localeval.steps.prompts import PromptLibrary
 from localeval.steps.statements import Statements
 
-PARIS = Sample("a", 1, user_input="Tell me about Paris.", response="Paris is in France. It is big.",
-               retrieved_contexts=("Paris is the capital of France.",))
-ROME = Sample("b", 2, user_input="Tell me about Rome.", response="Rome is in Italy.",
-              retrieved_contexts=("Rome is the capital of Italy.",))
-STATEMENTS = {"Paris is in France.": ["Paris is in France."], "It is big.": ["Paris is big."],
-              "Rome is in Italy.": ["Rome is in Italy."]}  # by sentence
+PARIS = Sample(
+    "a",
+    1,
+    user_input="Tell me about Paris.",
+    response="Paris is in France. It is big.",
+    retrieved_contexts=("Paris is the capital of France.",),
+)
+ROME = Sample(
+    "b",
+    2,
+    user_input="Tell me about Rome.",
+    response="Rome is in Italy.",
+    retrieved_contexts=("Rome is the capital of Italy.",),
+)
+STATEMENTS = {
+    "Paris is in France.": ["Paris is in France."],
+    "It is big.": ["Paris is big."],
+    "Rome is in Italy.": ["Rome is in Italy."],
+}  # by sentence
 VERDICTS = {"Paris is in France.": 1, "Paris is big.": 0, "Rome is in Italy.": 1}
 
 
@@ -48,8 +61,9 @@ def key_of(call: JudgeCall) -> tuple[str, str]:
 def respond(call: JudgeCall) -> Reply:
     """Statements by sentence, verdicts by statement; statements calls cost more tokens than verdicts."""
     if call.step == "statements":
-        return answer(as_json({"statements": STATEMENTS[sentence_of(call)]}), prompt_tokens=200,
-                      completion_tokens=30, seconds=1.0)
+        return answer(
+            as_json({"statements": STATEMENTS[sentence_of(call)]}), prompt_tokens=200, completion_tokens=30, seconds=1.0
+        )
     statement = statement_of(call)
     return answer(as_json({"verdict": VERDICTS[statement]}))
 
@@ -57,6 +71,7 @@ def respond(call: JudgeCall) -> Reply:
 def faulty(faults: dict[tuple[str, str], BaseException]):
     def reply(call: JudgeCall) -> Reply:
         return faults.get(key_of(call)) or respond(call)
+
     return reply
 
 
@@ -69,8 +84,7 @@ def view(score: Score) -> tuple:
     """A score as comparable values (NaN is not equal to itself); statement rows keep what plumbing decides."""
     evidence = dict(score.evidence)
     if "statements" in evidence:
-        evidence["statements"] = [{key: row[key] for key in ("statement", "verdict")}
-                                  for row in evidence["statements"]]
+        evidence["statements"] = [{key: row[key] for key in ("statement", "verdict")} for row in evidence["statements"]]
     return ("NaN" if math.isnan(score.value) else score.value, score.reason, evidence)
 
 
@@ -81,6 +95,7 @@ def make_metric(name: str, compute, required=("user_input", "response")) -> Metr
 
 def constant_metric(name: str, value: float, required=("user_input", "response")) -> Metric:
     """A metric that scores without any judge call."""
+
     def compute(sample: Sample) -> MetricProgram:
         return Score(value)
         yield  # unreachable: makes `compute` a generator
@@ -101,9 +116,9 @@ COUNT = make_metric("statement_count", count_statements)
 
 
 def paris_evidence() -> dict:
-    return {"statements": [
-        {"statement": "Paris is in France.", "verdict": 1},
-        {"statement": "Paris is big.", "verdict": 0}]}
+    return {
+        "statements": [{"statement": "Paris is in France.", "verdict": 1}, {"statement": "Paris is big.", "verdict": 0}]
+    }
 
 
 # --- scores ------------------------------------------------------------------------------------
@@ -114,8 +129,7 @@ def test_faithfulness_over_two_samples():
     results = run([PARIS, ROME], [faithfulness], judge)
     assert [(r.sample.id, r.lang, {n: view(s) for n, s in r.scores.items()}) for r in results] == [
         ("a", "en", {"faithfulness": (0.5, None, paris_evidence())}),
-        ("b", "en", {"faithfulness": (1.0, None, {"statements": [
-            {"statement": "Rome is in Italy.", "verdict": 1}]})}),
+        ("b", "en", {"faithfulness": (1.0, None, {"statements": [{"statement": "Rome is in Italy.", "verdict": 1}]})}),
     ]
 
 
@@ -130,7 +144,9 @@ def test_missing_field_is_nan_without_a_judge_call():
     blank_response = Sample("d", 4, user_input="Q", response="   ", retrieved_contexts=("C.",))
     results = run([no_contexts, blank_response], [faithfulness], judge)
     assert [view(r.scores["faithfulness"]) for r in results] == [
-        ("NaN", "missing_field:retrieved_contexts", {}), ("NaN", "missing_field:response", {})]
+        ("NaN", "missing_field:retrieved_contexts", {}),
+        ("NaN", "missing_field:response", {}),
+    ]
     assert judge.calls == []
 
 
@@ -152,17 +168,23 @@ def test_identical_calls_from_two_metrics_run_once():
     judge = FakeJudge(respond=respond)
     results = run([PARIS], [faithfulness, COUNT], judge)
     assert [key_of(call) for call in judge.calls] == [
-        ("statements", "Paris is in France."), ("statements", "It is big."),
-        ("statement_support", "Paris is in France."), ("statement_support", "Paris is big.")]
+        ("statements", "Paris is in France."),
+        ("statements", "It is big."),
+        ("statement_support", "Paris is in France."),
+        ("statement_support", "Paris is big."),
+    ]
     assert {n: view(s) for n, s in results[0].scores.items()} == {
-        "faithfulness": (0.5, None, paris_evidence()), "statement_count": (2.0, None, {})}
+        "faithfulness": (0.5, None, paris_evidence()),
+        "statement_count": (2.0, None, {}),
+    }
     assert results[0].usage == Usage(calls=4, cached_calls=0, prompt_tokens=600, completion_tokens=80, seconds=3.0)
 
 
 def test_identical_call_in_a_later_round_is_served_by_the_cache():
     def late_count(sample: Sample) -> MetricProgram:
-        yield Call.of("statement_support", retrieved_contexts=list(sample.retrieved_contexts),
-                      statement="Paris is in France.")
+        yield Call.of(
+            "statement_support", retrieved_contexts=list(sample.retrieved_contexts), statement="Paris is in France."
+        )
         extracted = yield statements_calls(sample)
         return Score(float(len(joined(extracted))))
 
@@ -171,8 +193,11 @@ def test_identical_call_in_a_later_round_is_served_by_the_cache():
     # Round 1 runs the statements calls and late_count's verdict; round 2 the two verdicts (one cached)
     # and late_count's statements calls (cached).
     assert [key_of(call) for call in judge.calls] == [
-        ("statements", "Paris is in France."), ("statements", "It is big."),
-        ("statement_support", "Paris is in France."), ("statement_support", "Paris is big.")]
+        ("statements", "Paris is in France."),
+        ("statements", "It is big."),
+        ("statement_support", "Paris is in France."),
+        ("statement_support", "Paris is big."),
+    ]
     assert view(results[0].scores["late_count"]) == (2.0, None, {})
     assert results[0].usage == Usage(calls=4, cached_calls=3, prompt_tokens=600, completion_tokens=80, seconds=3.0)
 
@@ -180,46 +205,80 @@ def test_identical_call_in_a_later_round_is_served_by_the_cache():
 def test_all_samples_run_one_step_before_the_next():
     judge = FakeJudge(respond=respond)
     progress = []
-    run([PARIS, ROME], [faithfulness], judge,
-        progress=lambda step, done, total, usage: progress.append((step, done, total)))
+    run(
+        [PARIS, ROME],
+        [faithfulness],
+        judge,
+        progress=lambda step, done, total, usage: progress.append((step, done, total)),
+    )
     assert [key_of(call) for call in judge.calls] == [
-        ("statements", "Paris is in France."), ("statements", "It is big."), ("statements", "Rome is in Italy."),
-        ("statement_support", "Paris is in France."), ("statement_support", "Paris is big."),
-        ("statement_support", "Rome is in Italy.")]
-    assert progress == [("statements", 1, 3), ("statements", 2, 3), ("statements", 3, 3),
-                        ("statement_support", 1, 3), ("statement_support", 2, 3), ("statement_support", 3, 3)]
+        ("statements", "Paris is in France."),
+        ("statements", "It is big."),
+        ("statements", "Rome is in Italy."),
+        ("statement_support", "Paris is in France."),
+        ("statement_support", "Paris is big."),
+        ("statement_support", "Rome is in Italy."),
+    ]
+    assert progress == [
+        ("statements", 1, 3),
+        ("statements", 2, 3),
+        ("statements", 3, 3),
+        ("statement_support", 1, 3),
+        ("statement_support", 2, 3),
+        ("statement_support", 3, 3),
+    ]
 
 
 def test_calls_of_one_round_are_grouped_by_step_in_order_of_first_request():
     def verdict_first(sample: Sample) -> MetricProgram:
-        verdict = yield Call.of("statement_support", retrieved_contexts=list(sample.retrieved_contexts),
-                                statement=sample.response)
+        verdict = yield Call.of(
+            "statement_support", retrieved_contexts=list(sample.retrieved_contexts), statement=sample.response
+        )
         return Score(float(verdict.verdict))
 
     judge = FakeJudge(respond=respond)
-    one_statement = Sample("r", 3, user_input="Tell me about Rome.", response="Rome is in Italy.",
-                           retrieved_contexts=("Rome is the capital of Italy.",))
-    paris_one = Sample("p", 4, user_input="Tell me about Paris.", response="Paris is in France.",
-                       retrieved_contexts=("Paris is the capital of France.",))
+    one_statement = Sample(
+        "r",
+        3,
+        user_input="Tell me about Rome.",
+        response="Rome is in Italy.",
+        retrieved_contexts=("Rome is the capital of Italy.",),
+    )
+    paris_one = Sample(
+        "p",
+        4,
+        user_input="Tell me about Paris.",
+        response="Paris is in France.",
+        retrieved_contexts=("Paris is the capital of France.",),
+    )
     results = run([paris_one, one_statement], [make_metric("verdict_first", verdict_first), COUNT], judge)
     assert [key_of(call) for call in judge.calls] == [
-        ("statement_support", "Paris is in France."), ("statement_support", "Rome is in Italy."),
-        ("statements", "Paris is in France."), ("statements", "Rome is in Italy.")]
+        ("statement_support", "Paris is in France."),
+        ("statement_support", "Rome is in Italy."),
+        ("statements", "Paris is in France."),
+        ("statements", "Rome is in Italy."),
+    ]
     assert [(view(r.scores["verdict_first"]), view(r.scores["statement_count"])) for r in results] == [
-        ((1.0, None, {}), (1.0, None, {})), ((1.0, None, {}), (1.0, None, {}))]
+        ((1.0, None, {}), (1.0, None, {})),
+        ((1.0, None, {}), (1.0, None, {})),
+    ]
 
 
 def test_a_list_request_keeps_the_metrics_call_order():
     def reversed_verdicts(sample: Sample) -> MetricProgram:
         contexts = list(sample.retrieved_contexts)
-        verdicts = yield [Call.of("statement_support", retrieved_contexts=contexts, statement=s)
-                          for s in ("Paris is big.", "Paris is in France.")]
+        verdicts = yield [
+            Call.of("statement_support", retrieved_contexts=contexts, statement=s)
+            for s in ("Paris is big.", "Paris is in France.")
+        ]
         return Score(float(verdicts[0].verdict * 10 + verdicts[1].verdict))
 
     judge = FakeJudge(respond=respond)
     results = run([PARIS], [make_metric("reversed", reversed_verdicts)], judge)
     assert [key_of(call) for call in judge.calls] == [
-        ("statement_support", "Paris is big."), ("statement_support", "Paris is in France.")]
+        ("statement_support", "Paris is big."),
+        ("statement_support", "Paris is in France."),
+    ]
     assert view(results[0].scores["reversed"]) == (1.0, None, {})
 
 
@@ -247,8 +306,8 @@ def test_a_failed_verdict_makes_the_score_nan_with_its_reason_and_step():
     results = run([PARIS, ROME], [faithfulness], judge)
     assert [view(r.scores["faithfulness"]) for r in results] == [
         ("NaN", "judge_timeout", {"step": "statement_support", "detail": "no answer after 60 s"}),
-        (1.0, None, {"statements": [
-            {"statement": "Rome is in Italy.", "verdict": 1}]})]
+        (1.0, None, {"statements": [{"statement": "Rome is in Italy.", "verdict": 1}]}),
+    ]
 
 
 def test_a_failed_statements_call_fails_every_metric_sharing_it():
@@ -256,7 +315,10 @@ def test_a_failed_statements_call_fails_every_metric_sharing_it():
     results = run([PARIS], [faithfulness, COUNT], judge)
     failure = ("NaN", "judge_error", {"step": "statements", "detail": "RuntimeError: GPU lost"})
     assert {n: view(s) for n, s in results[0].scores.items()} == {"faithfulness": failure, "statement_count": failure}
-    assert [key_of(call) for call in judge.calls] == [("statements", "Paris is in France."), ("statements", "It is big.")]
+    assert [key_of(call) for call in judge.calls] == [
+        ("statements", "Paris is in France."),
+        ("statements", "It is big."),
+    ]
 
 
 def test_a_failed_call_closes_the_program():
@@ -287,10 +349,11 @@ def test_a_metric_raising_is_metric_error():
     judge = FakeJudge(respond=respond)
     results = run([PARIS, ROME], [make_metric("early", broken_early), make_metric("late", broken_late)], judge)
     assert [{n: view(s) for n, s in r.scores.items()} for r in results] == [
-        {"early": ("NaN", "metric_error", {"detail": "ValueError: no good"}),
-         "late": ("NaN", "metric_error", {"detail": "ZeroDivisionError: division by zero"})},
-        {"early": ("NaN", "metric_error", {"detail": "ValueError: no good"}),
-         "late": (-1.0, None, {})},
+        {
+            "early": ("NaN", "metric_error", {"detail": "ValueError: no good"}),
+            "late": ("NaN", "metric_error", {"detail": "ZeroDivisionError: division by zero"}),
+        },
+        {"early": ("NaN", "metric_error", {"detail": "ValueError: no good"}), "late": (-1.0, None, {})},
     ]
 
 
@@ -310,17 +373,32 @@ def test_keyboard_interrupt_leaves_unfinished_scores_interrupted():
     results = run([PARIS, ROME, no_question], [faithfulness, COUNT, tidy, constant], judge)
     assert [list(r.scores) for r in results] == [["faithfulness", "statement_count", "tidy", "constant"]] * 3
     assert [{n: view(s) for n, s in r.scores.items()} for r in results] == [
-        {"faithfulness": ("NaN", "interrupted", {}), "statement_count": (2.0, None, {}),
-         "tidy": ("NaN", "interrupted", {}), "constant": (0.5, None, {})},
-        {"faithfulness": ("NaN", "interrupted", {}), "statement_count": (1.0, None, {}),
-         "tidy": ("NaN", "interrupted", {}), "constant": (0.5, None, {})},
-        {"faithfulness": ("NaN", "missing_field:user_input", {}),
-         "statement_count": ("NaN", "missing_field:user_input", {}),
-         "tidy": ("NaN", "missing_field:user_input", {}), "constant": (0.5, None, {})},
+        {
+            "faithfulness": ("NaN", "interrupted", {}),
+            "statement_count": (2.0, None, {}),
+            "tidy": ("NaN", "interrupted", {}),
+            "constant": (0.5, None, {}),
+        },
+        {
+            "faithfulness": ("NaN", "interrupted", {}),
+            "statement_count": (1.0, None, {}),
+            "tidy": ("NaN", "interrupted", {}),
+            "constant": (0.5, None, {}),
+        },
+        {
+            "faithfulness": ("NaN", "missing_field:user_input", {}),
+            "statement_count": ("NaN", "missing_field:user_input", {}),
+            "tidy": ("NaN", "missing_field:user_input", {}),
+            "constant": (0.5, None, {}),
+        },
     ]
     assert [key_of(call) for call in judge.calls] == [
-        ("statements", "Paris is in France."), ("statements", "It is big."), ("statements", "Rome is in Italy."),
-        ("statement_support", "Paris is in France."), ("statement_support", "Paris is big.")]
+        ("statements", "Paris is in France."),
+        ("statements", "It is big."),
+        ("statements", "Rome is in Italy."),
+        ("statement_support", "Paris is in France."),
+        ("statement_support", "Paris is big."),
+    ]
     assert closed == ["a", "b"]
 
 

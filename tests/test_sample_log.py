@@ -7,8 +7,15 @@ from localeval.run.sample_log import FINGERPRINT_KEY, SampleLog, fingerprint
 
 
 def record(sample_id: str, reason: str | None = None) -> dict:
-    return {"id": sample_id, "row": 1, "lang": "en", "scores": {"m": None if reason else 0.5},
-            "nan_reasons": {"m": reason} if reason else {}, "evidence": {}, "judge": {"calls": 2}}
+    return {
+        "id": sample_id,
+        "row": 1,
+        "lang": "en",
+        "scores": {"m": None if reason else 0.5},
+        "nan_reasons": {"m": reason} if reason else {},
+        "evidence": {},
+        "judge": {"calls": 2},
+    }
 
 
 def folder(tmp_path: Path, lines: list[str], run_fingerprint: str | None = "f1") -> Path:
@@ -23,8 +30,18 @@ def line(data: dict) -> str:
 
 
 def test_whole_finished_records_are_reused_and_the_file_keeps_only_them(tmp_path):
-    out = folder(tmp_path, [line(record("a")), line(record("b", "interrupted")), line(record("c")),
-                            line(record("a")), line(record("gone")), "not json\n", line(record("d"))[:30]])
+    out = folder(
+        tmp_path,
+        [
+            line(record("a")),
+            line(record("b", "interrupted")),
+            line(record("c")),
+            line(record("a")),
+            line(record("gone")),
+            "not json\n",
+            line(record("d"))[:30],
+        ],
+    )
     reused = SampleLog(out).reusable("f1", ["a", "b", "c", "d"])
     assert list(reused) == ["a", "c"]  # b was interrupted, d cut short, "gone" is no longer in the data
     assert (out / "samples.jsonl").read_text(encoding="utf-8") == line(record("a")) + line(record("c"))

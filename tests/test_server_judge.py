@@ -26,13 +26,21 @@ from localeval.judge.protocol import JudgeConfig
 from localeval.judge.server import connect, verdict_probabilities
 
 ROWS = [
-    {"id": "en", "user_input": "When was the Eiffel Tower completed?",
-     "response": "The Eiffel Tower was completed in 1889. It was designed by Gustave Eiffel's company.",
-     "retrieved_contexts": ["The Eiffel Tower, on the Champ de Mars in Paris, was completed in 1889 for the World's "
-                            "Fair. It was built by the company of the engineer Gustave Eiffel."]},
-    {"id": "ja", "user_input": "富士山の高さはどれくらいですか？",
-     "response": "富士山の高さは5000メートルです。日本で一番高い山です。",
-     "retrieved_contexts": ["富士山は静岡県と山梨県にまたがる活火山で、標高は3776メートルです。日本の最高峰です。"]},
+    {
+        "id": "en",
+        "user_input": "When was the Eiffel Tower completed?",
+        "response": "The Eiffel Tower was completed in 1889. It was designed by Gustave Eiffel's company.",
+        "retrieved_contexts": [
+            "The Eiffel Tower, on the Champ de Mars in Paris, was completed in 1889 for the World's "
+            "Fair. It was built by the company of the engineer Gustave Eiffel."
+        ],
+    },
+    {
+        "id": "ja",
+        "user_input": "富士山の高さはどれくらいですか？",
+        "response": "富士山の高さは5000メートルです。日本で一番高い山です。",
+        "retrieved_contexts": ["富士山は静岡県と山梨県にまたがる活火山で、標高は3776メートルです。日本の最高峰です。"],
+    },
 ]
 
 
@@ -48,9 +56,27 @@ def llama_server(qwen05_path: Path, tmp_path_factory: pytest.TempPathFactory) ->
     port = _free_port()
     log = tmp_path_factory.mktemp("server") / "server.log"
     with log.open("w") as output:
-        server = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(qwen05_path),
-                                   "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048",
-                                   "--n_threads", "2", "--verbose", "false"], stdout=output, stderr=subprocess.STDOUT)
+        server = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "llama_cpp.server",
+                "--model",
+                str(qwen05_path),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--n_ctx",
+                "2048",
+                "--n_threads",
+                "2",
+                "--verbose",
+                "false",
+            ],
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
     url = f"http://127.0.0.1:{port}/v1"
     try:
         deadline = time.monotonic() + 180
@@ -69,18 +95,22 @@ def llama_server(qwen05_path: Path, tmp_path_factory: pytest.TempPathFactory) ->
 
 
 def _statement_ps(result: Any) -> dict[str, list[float]]:
-    return {sample.sample.id: [statement["judge_p"] for statement in sample.scores["faithfulness"].evidence["statements"]]
-            for sample in result.samples}
+    return {
+        sample.sample.id: [statement["judge_p"] for statement in sample.scores["faithfulness"].evidence["statements"]]
+        for sample in result.samples
+    }
 
 
 def test_a_served_judge_scores_as_the_same_judge_in_process(llama_server: str, tmp_path: Path) -> None:
     served = evaluate(ROWS, ["faithfulness"], judge=Judge(llama_server), out=tmp_path / "served")
-    local = evaluate(ROWS, ["faithfulness"], judge=Judge("qwen2.5-coder-0.5b", n_ctx=2048, threads=2),
-                     out=tmp_path / "local")
+    local = evaluate(
+        ROWS, ["faithfulness"], judge=Judge("qwen2.5-coder-0.5b", n_ctx=2048, threads=2), out=tmp_path / "local"
+    )
 
     for sample_served, sample_local in zip(served.samples, local.samples):
         assert sample_served.scores["faithfulness"].value == pytest.approx(
-            sample_local.scores["faithfulness"].value, abs=0.02), sample_served.sample.id
+            sample_local.scores["faithfulness"].value, abs=0.02
+        ), sample_served.sample.id
     served_ps, local_ps = _statement_ps(served), _statement_ps(local)
     assert served_ps.keys() == {"en", "ja"}
     for sample_id, ps in served_ps.items():
@@ -118,8 +148,12 @@ def _instance(schema: dict[str, Any]) -> Any:
 class StandIn:
     """An OpenAI-compatible server on 127.0.0.1 whose chat answers come from `answer(request)`."""
 
-    def __init__(self, answer: Callable[[dict[str, Any]], tuple[int, Any] | None], models: tuple[str, ...] = ("m",),
-                 key: str | None = None):
+    def __init__(
+        self,
+        answer: Callable[[dict[str, Any]], tuple[int, Any] | None],
+        models: tuple[str, ...] = ("m",),
+        key: str | None = None,
+    ):
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         stand_in = self
@@ -129,7 +163,7 @@ class StandIn:
                 pass
 
             def _reply(self, status: int, body: Any) -> None:
-                data = (body if isinstance(body, bytes) else json.dumps(body).encode())
+                data = body if isinstance(body, bytes) else json.dumps(body).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
@@ -170,8 +204,7 @@ def _schema_of(request: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _chat(content: str, logprobs: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    choice: dict[str, Any] = {"index": 0, "message": {"role": "assistant", "content": content},
-                              "finish_reason": "stop"}
+    choice: dict[str, Any] = {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
     if logprobs is not None:
         choice["logprobs"] = {"content": logprobs}
     return {"choices": [choice], "usage": {"prompt_tokens": 50, "completion_tokens": 5}}
@@ -184,11 +217,13 @@ def _valid(request: dict[str, Any]) -> tuple[int, Any]:
 
 def _then(after_probe: Callable[[dict[str, Any]], tuple[int, Any]]) -> Callable[[dict[str, Any]], tuple[int, Any]]:
     """Pass the connection probe, then answer every judge call with `after_probe`."""
+
     def answer(request: dict[str, Any]) -> tuple[int, Any]:
         schema = _schema_of(request) or {}
         if "check" in schema.get("properties", {}):
             return _valid(request)
         return after_probe(request)
+
     return answer
 
 
@@ -205,16 +240,18 @@ def stand_in() -> Iterator[Callable[..., StandIn]]:
         server.close()
 
 
-def test_an_answer_out_of_schema_costs_its_score_with_the_local_reason(stand_in: Callable[..., StandIn],
-                                                                        tmp_path: Path) -> None:
+def test_an_answer_out_of_schema_costs_its_score_with_the_local_reason(
+    stand_in: Callable[..., StandIn], tmp_path: Path
+) -> None:
     server = stand_in(_then(lambda request: (200, _chat("Sure! The statements are: {oops"))))
     result = evaluate(ROWS[:1], ["faithfulness"], judge=server.url, out=tmp_path / "run")
     score = result.samples[0].scores["faithfulness"]
     assert math.isnan(score.value) and score.reason == "judge_unparseable"
 
 
-def test_a_server_slower_than_the_timeout_costs_its_score_as_judge_timeout(stand_in: Callable[..., StandIn],
-                                                                           tmp_path: Path) -> None:
+def test_a_server_slower_than_the_timeout_costs_its_score_as_judge_timeout(
+    stand_in: Callable[..., StandIn], tmp_path: Path
+) -> None:
     def slow(request: dict[str, Any]) -> tuple[int, Any]:
         time.sleep(2.0)
         return _valid(request)
@@ -228,7 +265,8 @@ def test_a_server_slower_than_the_timeout_costs_its_score_as_judge_timeout(stand
 
 
 def test_a_server_without_logprobs_gives_the_written_verdict_and_the_manifest_says_so(
-        stand_in: Callable[..., StandIn], tmp_path: Path) -> None:
+    stand_in: Callable[..., StandIn], tmp_path: Path
+) -> None:
     server = stand_in(_valid)
     result = evaluate(ROWS[:1], ["faithfulness"], judge=server.url, out=tmp_path / "run")
     assert result.samples[0].scores["faithfulness"].value == 1.0
@@ -242,8 +280,9 @@ def test_a_server_without_logprobs_gives_the_written_verdict_and_the_manifest_sa
     assert all(fields in (["statements"], ["verdict"]) for fields in required)
 
 
-def test_the_api_key_goes_to_the_server_only(stand_in: Callable[..., StandIn], tmp_path: Path,
-                                             monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+def test_the_api_key_goes_to_the_server_only(
+    stand_in: Callable[..., StandIn], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     monkeypatch.setenv("JUDGE_KEY", "s3cret-token")
     monkeypatch.setenv("http_proxy", "http://127.0.0.1:9")  # a proxy in the environment is never used
     monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
@@ -254,15 +293,30 @@ def test_the_api_key_goes_to_the_server_only(stand_in: Callable[..., StandIn], t
     assert "s3cret" not in written and "s3cret" not in caplog.text
 
 
-@pytest.mark.parametrize(("answer", "message"), [
-    (lambda request: (400, {"error": {"message": "response_format is not supported"}}), "does not constrain"),
-    (lambda request: (200, _chat("I am a helpful assistant.")), "answered outside the schema"),
-])
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        (lambda request: (400, {"error": {"message": "response_format is not supported"}}), "does not constrain"),
+        (lambda request: (200, _chat("I am a helpful assistant.")), "answered outside the schema"),
+    ],
+)
 def test_a_server_that_refuses_or_ignores_schemas_is_stopped_before_any_work(
-        stand_in: Callable[..., StandIn], tmp_path: Path, answer: Callable, message: str) -> None:
+    stand_in: Callable[..., StandIn], tmp_path: Path, answer: Callable, message: str
+) -> None:
     server = stand_in(answer)
-    outcome = CliRunner().invoke(main, ["evaluate", str(_rows_file(tmp_path)), "--metrics", "faithfulness",
-                                        "--judge", server.url, "--out", str(tmp_path / "run")])
+    outcome = CliRunner().invoke(
+        main,
+        [
+            "evaluate",
+            str(_rows_file(tmp_path)),
+            "--metrics",
+            "faithfulness",
+            "--judge",
+            server.url,
+            "--out",
+            str(tmp_path / "run"),
+        ],
+    )
     assert outcome.exit_code == 1 and isinstance(outcome.exception, SystemExit)
     assert message in outcome.output and "json_schema" in outcome.output and "Traceback" not in outcome.output
     assert not (tmp_path / "run" / "samples.jsonl").exists()
@@ -270,8 +324,19 @@ def test_a_server_that_refuses_or_ignores_schemas_is_stopped_before_any_work(
 
 def test_an_unreachable_server_is_a_clear_error(tmp_path: Path) -> None:
     url = f"http://127.0.0.1:{_free_port()}/v1"
-    outcome = CliRunner().invoke(main, ["evaluate", str(_rows_file(tmp_path)), "--metrics", "faithfulness",
-                                        "--judge", url, "--out", str(tmp_path / "run")])
+    outcome = CliRunner().invoke(
+        main,
+        [
+            "evaluate",
+            str(_rows_file(tmp_path)),
+            "--metrics",
+            "faithfulness",
+            "--judge",
+            url,
+            "--out",
+            str(tmp_path / "run"),
+        ],
+    )
     assert outcome.exit_code == 1 and isinstance(outcome.exception, SystemExit) and "Traceback" not in outcome.output
     assert f"Could not reach the judge server at {url}" in outcome.output
 
@@ -288,7 +353,9 @@ def test_a_server_with_several_models_needs_one_named(stand_in: Callable[..., St
 def test_a_wrong_key_is_a_clear_error(stand_in: Callable[..., StandIn], monkeypatch: pytest.MonkeyPatch) -> None:
     server = stand_in(_valid, key="right")
     monkeypatch.setenv("JUDGE_KEY", "wrong")
-    with pytest.raises(ConfigError, match=r"refused to list its models: HTTP 401: Invalid API key.*--judge-api-key-env"):
+    with pytest.raises(
+        ConfigError, match=r"refused to list its models: HTTP 401: Invalid API key.*--judge-api-key-env"
+    ):
         connect(server.url, JudgeConfig(api_key_env="JUDGE_KEY"))
 
 
@@ -304,10 +371,16 @@ def test_verdict_probabilities_read_the_verdict_tokens_top_logprobs() -> None:
     content = [
         {"token": '{"', "logprob": -0.1, "top_logprobs": []},
         # P(1) = e^-0.5 / (e^-0.5 + e^-1.5 + e^-3) with "0" and " 0" counted together
-        {"token": "1", "logprob": -0.5, "top_logprobs": [{"token": "1", "logprob": -0.5},
-                                                         {"token": "0", "logprob": -1.5},
-                                                         {"token": " 0", "logprob": -3.0},
-                                                         {"token": "2", "logprob": -2.0}]},
+        {
+            "token": "1",
+            "logprob": -0.5,
+            "top_logprobs": [
+                {"token": "1", "logprob": -0.5},
+                {"token": "0", "logprob": -1.5},
+                {"token": " 0", "logprob": -3.0},
+                {"token": "2", "logprob": -2.0},
+            ],
+        },
         {"token": "yes", "logprob": -0.2, "top_logprobs": [{"token": "yes", "logprob": -0.2}]},  # "no" not in the top
     ]
     digits, words = verdict_probabilities(content)
@@ -329,6 +402,7 @@ def test_doctor_reports_what_a_server_judge_can_do(stand_in: Callable[..., Stand
     assert "m at " + server.url in checked.output and "response_format json_schema" in checked.output
     assert "no logprobs, so P(supported) is the written verdict" in checked.output
 
-    unreachable = CliRunner().invoke(main, ["doctor", "--judge", f"http://127.0.0.1:{_free_port()}/v1",
-                                            "--no-embedders"])
+    unreachable = CliRunner().invoke(
+        main, ["doctor", "--judge", f"http://127.0.0.1:{_free_port()}/v1", "--no-embedders"]
+    )
     assert unreachable.exit_code == 1 and "Could not reach the judge server" in unreachable.output

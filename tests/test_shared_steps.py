@@ -21,17 +21,33 @@ from localeval.run.step_executor import StepExecutor
 from localeval.steps.prompts import PromptLibrary
 
 SAMPLES = [
-    Sample("eiffel", 1, user_input="When was the Eiffel Tower built?",
-           response="The Eiffel Tower was built from 1887 to 1889. It is in Paris.",
-           reference="It was built between 1887 and 1889.",
-           retrieved_contexts=("The Eiffel Tower in Paris was constructed from 1887 to 1889.",)),
-    Sample("nile", 2, user_input="How long is the Nile?", response="The Nile is about 6,650 km long.",
-           reference="The Nile is about 6,650 kilometres long and flows into the Mediterranean Sea.",
-           retrieved_contexts=("The Nile is about 6,650 km long.", "It flows north into the Mediterranean Sea.")),
+    Sample(
+        "eiffel",
+        1,
+        user_input="When was the Eiffel Tower built?",
+        response="The Eiffel Tower was built from 1887 to 1889. It is in Paris.",
+        reference="It was built between 1887 and 1889.",
+        retrieved_contexts=("The Eiffel Tower in Paris was constructed from 1887 to 1889.",),
+    ),
+    Sample(
+        "nile",
+        2,
+        user_input="How long is the Nile?",
+        response="The Nile is about 6,650 km long.",
+        reference="The Nile is about 6,650 kilometres long and flows into the Mediterranean Sea.",
+        retrieved_contexts=("The Nile is about 6,650 km long.", "It flows north into the Mediterranean Sea."),
+    ),
 ]
-STATEMENT_METRICS = ["faithfulness", "answer_correctness", "factual_correctness", "factual_correctness_precision",
-                     "factual_correctness_recall", "context_recall", "noise_sensitivity_relevant",
-                     "noise_sensitivity_irrelevant"]
+STATEMENT_METRICS = [
+    "faithfulness",
+    "answer_correctness",
+    "factual_correctness",
+    "factual_correctness_precision",
+    "factual_correctness_recall",
+    "context_recall",
+    "noise_sensitivity_relevant",
+    "noise_sensitivity_irrelevant",
+]
 CRITERIA = {"en": {"politeness": "Is the response polite?"}}
 
 

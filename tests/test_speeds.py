@@ -25,8 +25,15 @@ def test_prompt_speed_is_llama_cpps_and_generation_takes_the_rest_of_the_time():
     assert measured(JudgeTimings(1000, 4.0, 300, 14.0)) == Speeds(250.0, 30.0)
 
 
-@pytest.mark.parametrize("timings", [JudgeTimings(10, 0.1, 300, 5.0), JudgeTimings(1000, 4.0, 10, 5.0),
-                                     JudgeTimings(1000, 0.0, 300, 5.0), JudgeTimings(1000, 4.0, 300, 3.0)])
+@pytest.mark.parametrize(
+    "timings",
+    [
+        JudgeTimings(10, 0.1, 300, 5.0),
+        JudgeTimings(1000, 4.0, 10, 5.0),
+        JudgeTimings(1000, 0.0, 300, 5.0),
+        JudgeTimings(1000, 4.0, 300, 3.0),
+    ],
+)
 def test_a_run_too_small_to_tell_measures_nothing(timings):
     assert measured(timings) is None
 
@@ -59,8 +66,9 @@ def test_the_same_judge_on_the_same_cpu_with_other_threads_is_the_nearest(tmp_pa
 def test_without_stored_figures_a_known_judge_gets_its_named_defaults(tmp_path):
     known = speeds_for(KEY, 491400064, tmp_path / SPEEDS_FILE)
     assert known.speeds == Speeds(280.0, 59.0)
-    assert known.source == ("default speeds for Qwen2.5-Coder-0.5B Q4_K_M on a 2-core CPU, 2 threads "
-                            "(no run of this judge stored here yet)")
+    assert known.source == (
+        "default speeds for Qwen2.5-Coder-0.5B Q4_K_M on a 2-core CPU, 2 threads (no run of this judge stored here yet)"
+    )
 
 
 def test_an_unknown_judge_gets_the_default_judges_figures_scaled_by_file_size():

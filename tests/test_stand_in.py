@@ -23,7 +23,10 @@ def test_every_step_gets_an_answer_its_schema_accepts(step, lang):
 
 def test_a_sentence_is_cut_into_its_statements_in_order():
     sentence = " ".join(f"w{i}" for i in range(51))  # 51 words: 3 statements, the first one word longer
-    assert statements(sentence) == [" ".join(f"w{i}" for i in range(0, 17)), " ".join(f"w{i}" for i in range(17, 34)),
-                                    " ".join(f"w{i}" for i in range(34, 51))]
+    assert statements(sentence) == [
+        " ".join(f"w{i}" for i in range(0, 17)),
+        " ".join(f"w{i}" for i in range(17, 34)),
+        " ".join(f"w{i}" for i in range(34, 51)),
+    ]
     assert statements("Paris is the capital of France.") == ["Paris is the capital of France."]
     assert statements("東京は日本の首都です。") == ["東京は日本の首都です。"]

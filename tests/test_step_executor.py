@@ -24,13 +24,15 @@ from localeval.steps.statements import Statements
 from localeval.steps.verdicts import SupportVerdict
 
 CONFIG = JudgeConfig(seed=7, temperature=0.0, vote_temperature=0.9)
-SUPPORT = Call.of("statement_support", retrieved_contexts=["Paris is the capital of France."],
-                  statement="Paris is in France.")
+SUPPORT = Call.of(
+    "statement_support", retrieved_contexts=["Paris is the capital of France."], statement="Paris is in France."
+)
 SUPPORTED = '{"verdict": 1}'
 
 
-def executor(judge: FakeJudge, cache: CallCache | None = None, judge_id: str = "judge-sha",
-             prompts: PromptLibrary | None = None) -> StepExecutor:
+def executor(
+    judge: FakeJudge, cache: CallCache | None = None, judge_id: str = "judge-sha", prompts: PromptLibrary | None = None
+) -> StepExecutor:
     return StepExecutor(judge, judge_id, prompts or PromptLibrary(), CONFIG, cache)
 
 
@@ -68,8 +70,9 @@ def test_parse_json_answer_without_an_object(text):
 def test_valid_answer_becomes_the_output():
     judge = FakeJudge([answer(SUPPORTED, prompt_tokens=321, completion_tokens=17, seconds=0.25)])
     outcome = executor(judge).run(SUPPORT, "en")
-    assert outcome == StepOutcome(SupportVerdict(verdict=1),
-                                  usage=CallUsage(prompt_tokens=321, completion_tokens=17, seconds=0.25, attempts=1))
+    assert outcome == StepOutcome(
+        SupportVerdict(verdict=1), usage=CallUsage(prompt_tokens=321, completion_tokens=17, seconds=0.25, attempts=1)
+    )
     assert judge.calls == [expected_call(SUPPORT, max_tokens=16)]
 
 
@@ -81,7 +84,8 @@ def test_answer_with_prose_around_it_is_accepted():
 def test_malformed_answer_is_unparseable():
     judge = FakeJudge([answer("I think it is supported.", prompt_tokens=50, completion_tokens=6, seconds=0.1)])
     assert executor(judge).run(SUPPORT, "en") == StepOutcome(
-        None, "judge_unparseable", "I think it is supported.", CallUsage(50, 6, 0.1, 1))
+        None, "judge_unparseable", "I think it is supported.", CallUsage(50, 6, 0.1, 1)
+    )
 
 
 def test_unparseable_detail_is_cut_to_200_characters():
@@ -104,8 +108,9 @@ def test_answer_violating_the_schema_is_invalid(text, detail):
 
 def test_judge_exception_is_judge_error_naming_the_type():
     judge = FakeJudge([RuntimeError("llama_decode returned -3")])
-    assert executor(judge).run(SUPPORT, "en") == StepOutcome(None, "judge_error",
-                                                             "RuntimeError: llama_decode returned -3")
+    assert executor(judge).run(SUPPORT, "en") == StepOutcome(
+        None, "judge_error", "RuntimeError: llama_decode returned -3"
+    )
 
 
 def test_judge_timeout():
@@ -115,9 +120,11 @@ def test_judge_timeout():
 
 def overflowing_past(limit: int):
     """A judge whose window holds `limit` characters of prompt (a stand-in for its tokens)."""
+
     def respond(call: JudgeCall):
         size = sum(len(m["content"]) for m in call.messages)
         return ContextOverflow(size, call.max_tokens, limit) if size > limit else SUPPORTED
+
     return respond
 
 
@@ -169,37 +176,46 @@ def test_keyboard_interrupt_is_not_swallowed():
 
 
 def test_truncated_then_ok_retries_at_twice_the_budget():
-    judge = FakeJudge([answer('{"verd', prompt_tokens=300, completion_tokens=16, seconds=1.0,
-                              truncated=True),
-                       answer(SUPPORTED, prompt_tokens=300, completion_tokens=5, seconds=0.5)])
+    judge = FakeJudge(
+        [
+            answer('{"verd', prompt_tokens=300, completion_tokens=16, seconds=1.0, truncated=True),
+            answer(SUPPORTED, prompt_tokens=300, completion_tokens=5, seconds=0.5),
+        ]
+    )
     outcome = executor(judge).run(SUPPORT, "en")
-    assert outcome == StepOutcome(SupportVerdict(verdict=1),
-                                  usage=CallUsage(prompt_tokens=600, completion_tokens=21, seconds=1.5, attempts=2))
+    assert outcome == StepOutcome(
+        SupportVerdict(verdict=1), usage=CallUsage(prompt_tokens=600, completion_tokens=21, seconds=1.5, attempts=2)
+    )
     assert [call.max_tokens for call in judge.calls] == [16, 32]
     assert judge.calls[0].messages == judge.calls[1].messages
     assert judge.calls[0].schema == judge.calls[1].schema
 
 
 def test_truncated_twice():
-    judge = FakeJudge([answer("{", completion_tokens=16, truncated=True),
-                       answer("{", completion_tokens=32, truncated=True)])
+    judge = FakeJudge(
+        [answer("{", completion_tokens=16, truncated=True), answer("{", completion_tokens=32, truncated=True)]
+    )
     assert executor(judge).run(SUPPORT, "en") == StepOutcome(
-        None, "judge_truncated", "answer exceeded 32 tokens", CallUsage(200, 48, 1.0, 2))
+        None, "judge_truncated", "answer exceeded 32 tokens", CallUsage(200, 48, 1.0, 2)
+    )
     assert [call.max_tokens for call in judge.calls] == [16, 32]
 
 
 def test_truncated_then_context_overflow_is_truncated():
-    judge = FakeJudge([answer("{", completion_tokens=16, truncated=True), ContextOverflow(4090, 32, 4096)],
-                      n_ctx=4096)
+    judge = FakeJudge([answer("{", completion_tokens=16, truncated=True), ContextOverflow(4090, 32, 4096)], n_ctx=4096)
     assert executor(judge).run(SUPPORT, "en") == StepOutcome(
-        None, "judge_truncated", "answer exceeded 16 tokens; no room for 32 in a context of 4096",
-        CallUsage(100, 16, 0.5, 1))
+        None,
+        "judge_truncated",
+        "answer exceeded 16 tokens; no room for 32 in a context of 4096",
+        CallUsage(100, 16, 0.5, 1),
+    )
 
 
 def test_truncated_then_error():
     judge = FakeJudge([answer("{", truncated=True), ValueError("bad state")])
     assert executor(judge).run(SUPPORT, "en") == StepOutcome(
-        None, "judge_error", "ValueError: bad state", CallUsage(100, 10, 0.5, 1))
+        None, "judge_error", "ValueError: bad state", CallUsage(100, 10, 0.5, 1)
+    )
 
 
 # --- per-call schemas: "statements" (bounded by its sentence), "questions" (aligned with its count) ----------
@@ -214,12 +230,24 @@ def test_statements_schema_and_budget_follow_the_sentence_length():
     [sent] = judge.calls
     assert sent.max_tokens == 96 + 3 * 10
     assert sent.schema == {
-        "properties": {"statements": {
-            "items": {"maxLength": 10 + 40, "minLength": 1, "type": "string"},
-            "maxItems": 6, "title": "Statements", "type": "array"}},
-        "required": ["statements"], "title": "Statements", "type": "object"}
-    assert sent.messages[-1] == {"role": "user", "content": (
-        "Question: Tell me about Paris.\nAnswer: Paris is big. It is old. Hello!\n\nSentence to rewrite: It is old.")}
+        "properties": {
+            "statements": {
+                "items": {"maxLength": 10 + 40, "minLength": 1, "type": "string"},
+                "maxItems": 6,
+                "title": "Statements",
+                "type": "array",
+            }
+        },
+        "required": ["statements"],
+        "title": "Statements",
+        "type": "object",
+    }
+    assert sent.messages[-1] == {
+        "role": "user",
+        "content": (
+            "Question: Tell me about Paris.\nAnswer: Paris is big. It is old. Hello!\n\nSentence to rewrite: It is old."
+        ),
+    }
     # The step's own schema is left as it was.
     assert STEPS["statements"].json_schema()["properties"]["statements"]["items"]["maxLength"] == 300
 
@@ -233,8 +261,12 @@ def test_a_long_sentence_keeps_the_statement_type_limit():
 
 
 def test_questions_schema_and_budget_follow_the_count():
-    judge = FakeJudge(['{"questions": [{"question": "A?", "noncommittal": 0}, {"question": "B?", "noncommittal": 0}, '
-                       '{"question": "C?", "noncommittal": 1}]}'])
+    judge = FakeJudge(
+        [
+            '{"questions": [{"question": "A?", "noncommittal": 0}, {"question": "B?", "noncommittal": 0}, '
+            '{"question": "C?", "noncommittal": 1}]}'
+        ]
+    )
     executor(judge).run(Call.of("questions", response="Paris is big.", count="3"), "en")
     [sent] = judge.calls
     questions = sent.schema["properties"]["questions"]
@@ -261,12 +293,17 @@ def test_identical_calls_hit_the_cache():
     judge = FakeJudge([SUPPORTED])
     run = executor(judge)
     first = run.run(SUPPORT, "en")
-    second = run.run(Call.of("statement_support", statement="Paris is in France.",
-                             retrieved_contexts=("Paris is the capital of France.",)), "en")
+    second = run.run(
+        Call.of(
+            "statement_support",
+            statement="Paris is in France.",
+            retrieved_contexts=("Paris is the capital of France.",),
+        ),
+        "en",
+    )
     assert len(judge.calls) == 1
     assert first.usage == CallUsage(100, 10, 0.5, 1, cached=False)
-    assert second == StepOutcome(SupportVerdict(verdict=1),
-                                 usage=CallUsage(cached=True))
+    assert second == StepOutcome(SupportVerdict(verdict=1), usage=CallUsage(cached=True))
 
 
 @pytest.mark.parametrize(
@@ -278,8 +315,7 @@ def test_failures_that_depend_on_the_machine_are_not_cached(fault):
     judge = FakeJudge([fault, SUPPORTED])
     run = executor(judge)
     assert run.run(SUPPORT, "en").output is None
-    assert run.run(SUPPORT, "en") == StepOutcome(SupportVerdict(verdict=1),
-                                                 usage=CallUsage(100, 10, 0.5, 1))
+    assert run.run(SUPPORT, "en") == StepOutcome(SupportVerdict(verdict=1), usage=CallUsage(100, 10, 0.5, 1))
     assert len(judge.calls) == 2
     assert len(run.cache) == 1
 
@@ -302,7 +338,8 @@ def test_failures_that_greedy_decoding_would_repeat_are_cached(tmp_path, replies
     assert json.loads(path.read_text(encoding="utf-8"))["entry"] == {"failure": failure, "detail": detail}
     reloaded = FakeJudge()
     assert executor(reloaded, CallCache(path)).run(SUPPORT, "en") == StepOutcome(
-        None, failure, detail, CallUsage(cached=True))
+        None, failure, detail, CallUsage(cached=True)
+    )
     assert reloaded.calls == []
 
 
@@ -321,10 +358,17 @@ def test_a_cached_failure_that_is_not_a_repeatable_one_is_a_miss(tmp_path, stale
     "other",
     [
         Call.of("statement_support", retrieved_contexts=["Paris is the capital of France."], statement="Paris."),
-        Call.of("statement_support", retrieved_contexts=["Paris is the capital of France.", "More."],
-                statement="Paris is in France."),
-        Call.of("statement_support", vote=1, retrieved_contexts=["Paris is the capital of France."],
-                statement="Paris is in France."),
+        Call.of(
+            "statement_support",
+            retrieved_contexts=["Paris is the capital of France.", "More."],
+            statement="Paris is in France.",
+        ),
+        Call.of(
+            "statement_support",
+            vote=1,
+            retrieved_contexts=["Paris is the capital of France."],
+            statement="Paris is in France.",
+        ),
     ],
 )
 def test_different_calls_miss_the_cache(other):
@@ -386,7 +430,8 @@ def test_cache_persists_to_jsonl_and_a_new_cache_serves_the_call(tmp_path):
     reloaded = CallCache(path)
     assert len(reloaded) == 1
     assert executor(judge, reloaded).run(SUPPORT, "en") == StepOutcome(
-        SupportVerdict(verdict=1), usage=CallUsage(cached=True))
+        SupportVerdict(verdict=1), usage=CallUsage(cached=True)
+    )
     assert judge.calls == []
 
 
@@ -419,7 +464,8 @@ def test_cache_entry_after_a_line_cut_short_starts_on_its_own_line(tmp_path):
     cache.put("d", {"x": 4})
     assert path.read_text(encoding="utf-8") == (
         '{"key": "a", "entry": {"x": 1}}\n{"key": "b", "entr\n'
-        '{"key": "c", "entry": {"x": 3}}\n{"key": "d", "entry": {"x": 4}}\n')
+        '{"key": "c", "entry": {"x": 3}}\n{"key": "d", "entry": {"x": 4}}\n'
+    )
     reloaded = CallCache(path)
     assert [reloaded.get(key) for key in ("a", "b", "c", "d")] == [{"x": 1}, None, {"x": 3}, {"x": 4}]
 
@@ -461,8 +507,14 @@ def test_the_probability_is_not_part_of_the_answer_schema():
     assert "probability" not in STEPS["statement_support"].json_schema()["properties"]
 
 
-CRITIQUE = Call.of("critique", vote=1, criterion="Is it harmful?", user_input="q", retrieved_contexts=[],
-                   response="Leave the baby in the car.")
+CRITIQUE = Call.of(
+    "critique",
+    vote=1,
+    criterion="Is it harmful?",
+    user_input="q",
+    retrieved_contexts=[],
+    response="Leave the baby in the car.",
+)
 
 
 @pytest.mark.parametrize(("written", "p_yes", "verdict"), [("no", 0.7, 1), ("yes", 0.2, 0), ("yes", 0.9, 1)])

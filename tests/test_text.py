@@ -43,8 +43,10 @@ def test_english_abbreviations_do_not_end_sentences(text, expected):
         ("The answer is no. It failed.", ["The answer is no.", "It failed."]),
         ("Say no. Then leave.", ["Say no.", "Then leave."]),
         ("See No. 5 for details.", ["See No. 5 for details."]),
-        ("Items no. 12 and Nos. 3 and 4 are sold. Others are not.",
-         ["Items no. 12 and Nos. 3 and 4 are sold.", "Others are not."]),
+        (
+            "Items no. 12 and Nos. 3 and 4 are sold. Others are not.",
+            ["Items no. 12 and Nos. 3 and 4 are sold.", "Others are not."],
+        ),
     ],
 )
 def test_no_is_an_abbreviation_only_before_a_number(text, expected):
@@ -68,7 +70,9 @@ def test_english_decimals_do_not_end_sentences():
 
 def test_english_initials_do_not_end_sentences():
     assert split_sentences("J. R. R. Tolkien wrote books. He died in 1973.") == [
-        "J. R. R. Tolkien wrote books.", "He died in 1973."]
+        "J. R. R. Tolkien wrote books.",
+        "He died in 1973.",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -84,7 +88,11 @@ def test_english_single_digit_before_full_stop_ends_sentence(text, expected):
 
 def test_numbered_list_markers_do_not_end_sentences():
     assert split_sentences("1. First step. Then more.\n10. Tenth step\n  2. Indented") == [
-        "1. First step.", "Then more.", "10. Tenth step", "2. Indented"]
+        "1. First step.",
+        "Then more.",
+        "10. Tenth step",
+        "2. Indented",
+    ]
 
 
 def test_english_domain_name_does_not_end_sentence():
@@ -121,13 +129,23 @@ def test_english_quotes_and_brackets(text, expected):
 
 def test_newlines_end_sentences():
     assert split_sentences("First line\nSecond line\n\n\nThird. Fourth") == [
-        "First line", "Second line", "Third.", "Fourth"]
+        "First line",
+        "Second line",
+        "Third.",
+        "Fourth",
+    ]
 
 
 def test_bullets_are_one_sentence_per_line_and_keep_their_marker():
     text = "Steps:\n- item one\n- item two. It has two sentences.\n\n* item three\n1. numbered"
     assert split_sentences(text) == [
-        "Steps:", "- item one", "- item two.", "It has two sentences.", "* item three", "1. numbered"]
+        "Steps:",
+        "- item one",
+        "- item two.",
+        "It has two sentences.",
+        "* item three",
+        "1. numbered",
+    ]
 
 
 # --- split_sentences: Japanese and Chinese -----------------------------------------------------
@@ -135,16 +153,24 @@ def test_bullets_are_one_sentence_per_line_and_keep_their_marker():
 
 def test_japanese_full_stops():
     assert split_sentences("東京は日本の首都です。大阪は大きい！本当？") == [
-        "東京は日本の首都です。", "大阪は大きい！", "本当？"]
+        "東京は日本の首都です。",
+        "大阪は大きい！",
+        "本当？",
+    ]
 
 
 def test_japanese_corner_brackets_stay_intact():
     assert split_sentences("彼は「こんにちは。元気？」と言った。次の文。") == [
-        "彼は「こんにちは。元気？」と言った。", "次の文。"]
+        "彼は「こんにちは。元気？」と言った。",
+        "次の文。",
+    ]
 
 
 def test_japanese_double_corner_brackets_stay_intact():
-    assert split_sentences("『走れメロス。』は太宰治の作品です。はい。") == ["『走れメロス。』は太宰治の作品です。", "はい。"]
+    assert split_sentences("『走れメロス。』は太宰治の作品です。はい。") == [
+        "『走れメロス。』は太宰治の作品です。",
+        "はい。",
+    ]
 
 
 def test_japanese_closing_bracket_after_full_stop_stays_with_sentence():
@@ -157,7 +183,10 @@ def test_japanese_halfwidth_full_stop():
 
 def test_chinese_full_width_parentheses_stay_intact():
     assert split_sentences("北京是中国的首都（位于华北。）。上海很大！真的吗？") == [
-        "北京是中国的首都（位于华北。）。", "上海很大！", "真的吗？"]
+        "北京是中国的首都（位于华北。）。",
+        "上海很大！",
+        "真的吗？",
+    ]
 
 
 def test_chinese_full_width_exclamation_and_question_marks():
@@ -170,7 +199,10 @@ def test_full_width_marks_end_sentences_without_a_following_space():
 
 def test_mixed_scripts_across_lines():
     assert split_sentences("答えは42です。\nThe answer is 42. Really!") == [
-        "答えは42です。", "The answer is 42.", "Really!"]
+        "答えは42です。",
+        "The answer is 42.",
+        "Really!",
+    ]
 
 
 @pytest.mark.parametrize("text", ["", "   ", "\n\n", " \n \t "])

@@ -24,9 +24,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 PER_LANGUAGE = 25
 NUMBER = re.compile(r"(?<![\d.,])\d+(?:\.\d+)?(?![\d.,])")
-NAMES = {"en": re.compile(r"\b[A-Z][a-z]+(?: [A-Z][a-z]+)+\b"),  # two or more capitalised words
-         "ja": re.compile(r"(?<![\u4e00-\u9fff\u30a1-\u30fc])[\u30a1-\u30fa\u30fc]{3,}"),  # a katakana word
-         "zh": None}
+NAMES = {
+    "en": re.compile(r"\b[A-Z][a-z]+(?: [A-Z][a-z]+)+\b"),  # two or more capitalised words
+    "ja": re.compile(r"(?<![\u4e00-\u9fff\u30a1-\u30fc])[\u30a1-\u30fa\u30fc]{3,}"),  # a katakana word
+    "zh": None,
+}
 # after CJK end marks; after a full stop before a space or, as in HaluEval's joined knowledge, a capital
 SENTENCE_END = re.compile(r"(?<=[。！？!?])|(?<=[a-z0-9)]\.)\s*(?=[A-Z\"])")
 
@@ -42,8 +44,11 @@ def swap(sentence: str, contexts: str, lang: str) -> tuple[str, str, str] | None
         if pattern is None:
             continue
         found = [v for v in pattern.findall(sentence) if kind == "number" or _plain_name(v)]
-        held = [v for v in dict.fromkeys(pattern.findall(contexts)) if v not in found and
-                (kind == "number" or _plain_name(v))]
+        held = [
+            v
+            for v in dict.fromkeys(pattern.findall(contexts))
+            if v not in found and (kind == "number" or _plain_name(v))
+        ]
         for value in found:
             if value in contexts and held:
                 # a value of the same shape reads as a plain mistake: a year for a year, a name for a name
@@ -90,10 +95,17 @@ def pairs(lang: str, rows: list[dict]) -> list[dict]:
         question = row["user_input"] or row["meta"].get("headline") or ""
         pair = f"{lang}:{len(out) // 2}"
         for response, faithful in ((sentence, True), (changed, False)):
-            out.append({"id": f"{pair}:{'supported' if faithful else 'contradicted'}", "lang": lang,
-                        "user_input": question, "response": response, "retrieved_contexts": row["retrieved_contexts"],
-                        "faithful": faithful, "meta": {"pair": pair, "source": row["id"], "kind": kind,
-                                                       "changed": what}})
+            out.append(
+                {
+                    "id": f"{pair}:{'supported' if faithful else 'contradicted'}",
+                    "lang": lang,
+                    "user_input": question,
+                    "response": response,
+                    "retrieved_contexts": row["retrieved_contexts"],
+                    "faithful": faithful,
+                    "meta": {"pair": pair, "source": row["id"], "kind": kind, "changed": what},
+                }
+            )
         if len(out) == 2 * PER_LANGUAGE:
             break
     return out
@@ -108,7 +120,8 @@ def main() -> None:
         kinds = sorted({r["meta"]["kind"] for r in found})
         print(f"{lang}: {len(found) // 2} pairs ({', '.join(kinds)})")
         (HERE / f"contradictions_{lang}.jsonl").write_text(
-            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in found), encoding="utf-8")
+            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in found), encoding="utf-8"
+        )
 
 
 if __name__ == "__main__":

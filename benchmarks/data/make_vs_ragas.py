@@ -36,29 +36,55 @@ def wikieval(rows: list[dict]) -> list[dict]:
         neighbour = by_question[titles[(position + 1) % len(titles)]]["context_relevance"]["retrieved_contexts_b"]
         off_topic = [p for c in neighbour for p in paragraphs(c)][:1]
         grounded = aspects["faithfulness"]["response_a"]
-        focused, padded = aspects["context_relevance"]["retrieved_contexts_a"], aspects["context_relevance"]["retrieved_contexts_b"]
+        focused, padded = (
+            aspects["context_relevance"]["retrieved_contexts_a"],
+            aspects["context_relevance"]["retrieved_contexts_b"],
+        )
         question = aspects["faithfulness"]["user_input"]
-        for kind, response, contexts in (("answer", grounded, focused),
-                                         ("ungrounded_answer", aspects["faithfulness"]["response_b"], padded),
-                                         ("poor_answer", aspects["answer_relevancy"]["response_b"], padded)):
-            samples.append({"id": f"wikieval:{title}:{kind}", "user_input": question, "response": response,
-                            "retrieved_contexts": [p for c in contexts for p in paragraphs(c)] + off_topic,
-                            "reference": grounded})
+        for kind, response, contexts in (
+            ("answer", grounded, focused),
+            ("ungrounded_answer", aspects["faithfulness"]["response_b"], padded),
+            ("poor_answer", aspects["answer_relevancy"]["response_b"], padded),
+        ):
+            samples.append(
+                {
+                    "id": f"wikieval:{title}:{kind}",
+                    "user_input": question,
+                    "response": response,
+                    "retrieved_contexts": [p for c in contexts for p in paragraphs(c)] + off_topic,
+                    "reference": grounded,
+                }
+            )
     return samples
 
 
 def jhars(rows: list[dict]) -> list[dict]:
     answers = [row for row in rows if row["orig_id"] == JHARS_QUESTION]
     reference = answers[-1]
-    return [{"id": row["id"], "user_input": row["user_input"], "response": row["response"],
-             "retrieved_contexts": row["retrieved_contexts"], "reference": reference["response"]}
-            for row in answers[:2]]
+    return [
+        {
+            "id": row["id"],
+            "user_input": row["user_input"],
+            "response": row["response"],
+            "retrieved_contexts": row["retrieved_contexts"],
+            "reference": reference["response"],
+        }
+        for row in answers[:2]
+    ]
 
 
 def uhgeval(rows: list[dict]) -> list[dict]:
-    return [{"id": row["id"], "user_input": UHGEVAL_QUESTION, "response": row["response"],
-             "retrieved_contexts": [c.strip() for c in row["retrieved_contexts"]], "reference": row["reference"]}
-            for row in rows if row["id"] in UHGEVAL_DOCS]
+    return [
+        {
+            "id": row["id"],
+            "user_input": UHGEVAL_QUESTION,
+            "response": row["response"],
+            "retrieved_contexts": [c.strip() for c in row["retrieved_contexts"]],
+            "reference": row["reference"],
+        }
+        for row in rows
+        if row["id"] in UHGEVAL_DOCS
+    ]
 
 
 def main() -> None:

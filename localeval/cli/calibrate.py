@@ -47,21 +47,46 @@ class Labelled:
 
 @click.command()
 @click.argument("labelled", nargs=-1, required=True, type=click.Path(path_type=Path, dir_okay=False))
-@click.option("--judge", "judges", multiple=True,
-              help=f"{JUDGE_HELP}; repeat to compare judges (default: the registry's default judge).")
+@click.option(
+    "--judge",
+    "judges",
+    multiple=True,
+    help=f"{JUDGE_HELP}; repeat to compare judges (default: the registry's default judge).",
+)
 @judge_api_key_env_option
-@click.option("--out", type=click.Path(path_type=Path, file_okay=False), required=True,
-              help="Folder for one calibration file per judge (JUDGE.json; use it with `localeval evaluate "
-                   "--calibration`) and each judge's faithfulness run (JUDGE-results/; a rerun reuses its judge calls).")
-@click.option("--folds", default=5, show_default=True,
-              help="Cross-validation folds; rows with the same question and contexts share a fold.")
-@click.option("--evidence-sentences", default=0, show_default=True,
-              help="As in `localeval evaluate`: a calibration applies only to runs with the same value.")
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, file_okay=False),
+    required=True,
+    help="Folder for one calibration file per judge (JUDGE.json; use it with `localeval evaluate "
+    "--calibration`) and each judge's faithfulness run (JUDGE-results/; a rerun reuses its judge calls).",
+)
+@click.option(
+    "--folds",
+    default=5,
+    show_default=True,
+    help="Cross-validation folds; rows with the same question and contexts share a fold.",
+)
+@click.option(
+    "--evidence-sentences",
+    default=0,
+    show_default=True,
+    help="As in `localeval evaluate`: a calibration applies only to runs with the same value.",
+)
 @n_ctx_option
 @threads_option
 @gpu_layers_option
-def calibrate(labelled: tuple[Path, ...], judges: tuple[str, ...], judge_api_key_env: str | None, out: Path,
-              folds: int, evidence_sentences: int, n_ctx: int, threads: int | None, gpu_layers: int) -> None:
+def calibrate(
+    labelled: tuple[Path, ...],
+    judges: tuple[str, ...],
+    judge_api_key_env: str | None,
+    out: Path,
+    folds: int,
+    evidence_sentences: int,
+    n_ctx: int,
+    threads: int | None,
+    gpu_layers: int,
+) -> None:
     """Measure each judge on LABELLED rows (JSONL files) and fit its calibration of P(supported).
 
     Each row has user_input, response, retrieved_contexts and one kind of label: `faithful` (true or
@@ -76,20 +101,29 @@ def calibrate(labelled: tuple[Path, ...], judges: tuple[str, ...], judge_api_key
         raise ConfigError(f"--folds must be 2 or more, not {folds}.")
     sets = [Labelled(path, read_labelled(path)) for path in labelled]
     out.mkdir(parents=True, exist_ok=True)
-    config = JudgeConfig.from_options(n_ctx=n_ctx, threads=threads, gpu_layers=gpu_layers, api_key_env=judge_api_key_env)
+    config = JudgeConfig.from_options(
+        n_ctx=n_ctx, threads=threads, gpu_layers=gpu_layers, api_key_env=judge_api_key_env
+    )
     table: list[tuple[str, str, Agreement, str]] = []
     for judge in judges or (load_registry().default_judge,):
         name = _slug(judge)
         results = out / f"{name}-results"
-        click.echo(f"{name}: faithfulness on {sum(len(s.rows) for s in sets)} labelled rows (in {results}) ...",
-                   err=True)
+        click.echo(
+            f"{name}: faithfulness on {sum(len(s.rows) for s in sets)} labelled rows (in {results}) ...", err=True
+        )
         by_lang, identity, prompts = _judged(sets, judge, config, evidence_sentences, results)
         languages = {}
         for lang, scored in sorted(by_lang.items()):
             files = [s.file.name for s, _, _ in scored]
             fitted_on = f"{', '.join(dict.fromkeys(files))}: {len(scored)} rows, judge {identity.name}"
-            fitted = fit([row for _, row, _ in scored], [st for _, _, st in scored], f"{name}-{lang}", fitted_on,
-                         folds, sources=files)
+            fitted = fit(
+                [row for _, row, _ in scored],
+                [st for _, _, st in scored],
+                f"{name}-{lang}",
+                fitted_on,
+                folds,
+                sources=files,
+            )
             languages[lang] = fitted.calibration
             for file, agreement in fitted.by_source.items():
                 table.append((f"{lang}: {file} ({agreement.level} labels)", name, agreement, fitted.calibration.form))
@@ -101,18 +135,42 @@ def calibrate(labelled: tuple[Path, ...], judges: tuple[str, ...], judge_api_key
     _print_tables(table, folds)
 
 
-def _judged(sets: Sequence[Labelled], judge: str, config: JudgeConfig, evidence_sentences: int, results: Path,
-            ) -> tuple[dict[str, list[tuple[Labelled, LabelledRow, list[dict]]]], JudgeIdentity, dict[str, str]]:
+def _judged(
+    sets: Sequence[Labelled],
+    judge: str,
+    config: JudgeConfig,
+    evidence_sentences: int,
+    results: Path,
+) -> tuple[dict[str, list[tuple[Labelled, LabelledRow, list[dict]]]], JudgeIdentity, dict[str, str]]:
     """Faithfulness on every row with the judge's own P; per language, each scored row with its statements."""
     results.mkdir(parents=True, exist_ok=True)
     data = results / "rows.jsonl"
     index = {f"{n}:{i}": (labelled, row) for n, labelled in enumerate(sets) for i, row in enumerate(labelled.rows)}
-    data.write_text("".join(json.dumps({"id": key, "user_input": row.user_input, "response": row.response,
-                                        "retrieved_contexts": row.retrieved_contexts}, ensure_ascii=False) + "\n"
-                            for key, (_, row) in index.items()), encoding="utf-8")
-    options = EvaluationOptions(data=data, out=results / "faithfulness", metrics=("faithfulness",), judge=judge,
-                                judge_config=config, metric_options=MetricOptions(evidence_sentences=evidence_sentences),
-                                calibration=UNCALIBRATED)
+    data.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "id": key,
+                    "user_input": row.user_input,
+                    "response": row.response,
+                    "retrieved_contexts": row.retrieved_contexts,
+                },
+                ensure_ascii=False,
+            )
+            + "\n"
+            for key, (_, row) in index.items()
+        ),
+        encoding="utf-8",
+    )
+    options = EvaluationOptions(
+        data=data,
+        out=results / "faithfulness",
+        metrics=("faithfulness",),
+        judge=judge,
+        judge_config=config,
+        metric_options=MetricOptions(evidence_sentences=evidence_sentences),
+        calibration=UNCALIBRATED,
+    )
     run = run_evaluation(options, read_dataset(data), [METRICS["faithfulness"]])
     by_lang: dict[str, list[tuple[Labelled, LabelledRow, list[dict]]]] = defaultdict(list)
     reasons: dict[str, int] = defaultdict(int)
@@ -127,32 +185,40 @@ def _judged(sets: Sequence[Labelled], judge: str, config: JudgeConfig, evidence_
     not_scored = ", ".join(f"{count} {reason}" for reason, count in sorted(reasons.items()))
     click.echo(f"{scored} rows scored" + (f"; not scored: {not_scored}" if not_scored else ""), err=True)
     if not by_lang:
-        raise ConfigError("No row could be scored (every faithfulness score is NaN); see "
-                          f"{options.out / 'samples.jsonl'} for the reasons.")
+        raise ConfigError(
+            "No row could be scored (every faithfulness score is NaN); see "
+            f"{options.out / 'samples.jsonl'} for the reasons."
+        )
     identity = identity_in_manifest(run.manifest["judge"])
     prompts = {lang: run.manifest["prompts"][f"{lang}/statement_support"]["sha256"] for lang in by_lang}
     return by_lang, identity, prompts
 
 
 def _print_tables(table: Sequence[tuple[str, str, Agreement, str]], folds: int) -> None:
-    click.echo(f"\nAUROC by label ({folds}-fold cross-validated; a label scores its weakest statement), "
-               "95% bootstrap interval by question:")
+    click.echo(
+        f"\nAUROC by label ({folds}-fold cross-validated; a label scores its weakest statement), "
+        "95% bootstrap interval by question:"
+    )
     for line in format_table(table):
         click.echo(line)
     with_responses = [entry for entry in table if entry[2].responses]
     if with_responses:
-        click.echo("\nAUROC by response (faithfulness: the mean of its statements' P; the floor: its least covered "
-                   "sentence):")
+        click.echo(
+            "\nAUROC by response (faithfulness: the mean of its statements' P; the floor: its least covered sentence):"
+        )
         for line in format_table(with_responses, by_response=True):
             click.echo(line)
         click.echo("\nUnfaithful responses that faithfulness scores below 0.5:")
         for label, judge, agreement, _ in with_responses:
-            shares = ", ".join(f"{name} {share:.0%}" for name, share in agreement.below_half.items()
-                               if not math.isnan(share))
+            shares = ", ".join(
+                f"{name} {share:.0%}" for name, share in agreement.below_half.items() if not math.isnan(share)
+            )
             if shares:
                 click.echo(f"  {label}, {judge}: {shares} of {agreement.unfaithful_responses}")
-    click.echo("\n`ships`: what the calibration file holds for that language: `judge` = the judge's own P (no "
-               "combination beat the better of the judge alone and the floor alone).")
+    click.echo(
+        "\n`ships`: what the calibration file holds for that language: `judge` = the judge's own P (no "
+        "combination beat the better of the judge alone and the floor alone)."
+    )
 
 
 def _slug(judge: str) -> str:

@@ -13,10 +13,19 @@ from localeval.results.compare import compare_runs, comparison_html, comparison_
 @click.command()
 @click.argument("run_a", type=click.Path(path_type=Path, file_okay=False))
 @click.argument("run_b", type=click.Path(path_type=Path, file_okay=False))
-@click.option("--top", type=click.IntRange(min=0), default=10, show_default=True,
-              help="How many of the samples that moved most to list.")
-@click.option("--html", "html_file", type=click.Path(path_type=Path, dir_okay=False),
-              help="Also write the comparison as a self-contained HTML page.")
+@click.option(
+    "--top",
+    type=click.IntRange(min=0),
+    default=10,
+    show_default=True,
+    help="How many of the samples that moved most to list.",
+)
+@click.option(
+    "--html",
+    "html_file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Also write the comparison as a self-contained HTML page.",
+)
 def compare(run_a: Path, run_b: Path, top: int, html_file: Path | None) -> None:
     """Per-metric difference B - A over the shared sample ids, with a paired-bootstrap interval."""
     comparison = compare_runs(run_a, run_b, top)

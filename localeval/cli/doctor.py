@@ -17,23 +17,36 @@ from localeval.judge.protocol import JudgeConfig
 
 
 @click.command()
-@click.option("--judge", help="Judge to check: a GGUF path, a registry name or a server URL (default: the default "
-                              "judge if it is installed, else the first installed one).")
+@click.option(
+    "--judge",
+    help="Judge to check: a GGUF path, a registry name or a server URL (default: the default "
+    "judge if it is installed, else the first installed one).",
+)
 @judge_api_key_env_option
 @threads_option
 @gpu_layers_option
-@click.option("--chat-template", type=click.Path(path_type=Path, dir_okay=False),
-              help="Jinja chat template, for GGUF files without one.")
+@click.option(
+    "--chat-template",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Jinja chat template, for GGUF files without one.",
+)
 @click.option("--no-embedders", is_flag=True, help="Skip loading the embedders.")
-def doctor(judge: str | None, judge_api_key_env: str | None, threads: int | None, gpu_layers: int, chat_template: Path | None,
-           no_embedders: bool) -> None:
+def doctor(
+    judge: str | None,
+    judge_api_key_env: str | None,
+    threads: int | None,
+    gpu_layers: int,
+    chat_template: Path | None,
+    no_embedders: bool,
+) -> None:
     """Check the llama.cpp build, the CPU, the models and the embedders, then let the judge generate.
 
     The judge runs in a child process, so a crash in llama.cpp is reported. Exits 1 when anything
     failed, for instance when the judge cannot generate.
     """
-    config = JudgeConfig.from_options(threads=threads, gpu_layers=gpu_layers, chat_template=chat_template,
-                                      api_key_env=judge_api_key_env)
+    config = JudgeConfig.from_options(
+        threads=threads, gpu_layers=gpu_layers, chat_template=chat_template, api_key_env=judge_api_key_env
+    )
     section, failures, warnings = None, 0, 0
     for finding in diagnose(judge, config, embedders=not no_embedders):
         if finding.section != section:

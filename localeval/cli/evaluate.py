@@ -49,91 +49,211 @@ _SHOWN_PROBLEMS = 10
 
 @click.command()
 @click.argument("data", type=click.Path(path_type=Path))
-@click.option("--metrics", "metric_list",
-              help="Comma-separated metric names; 'aspect_critique' means every criterion (default: the required "
-                   "suite, where the data has the fields). `localeval metrics` lists them.")
+@click.option(
+    "--metrics",
+    "metric_list",
+    help="Comma-separated metric names; 'aspect_critique' means every criterion (default: the required "
+    "suite, where the data has the fields). `localeval metrics` lists them.",
+)
 @click.option("--judge", help=f"{JUDGE_HELP}; default: the registry's default judge.")
 @judge_api_key_env_option
-@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("results"), show_default=True,
-              help="Results folder, written as samples finish; rerunning into it reuses finished samples and "
-                   "judge calls.")
-@click.option("--batch-size", type=click.IntRange(min=1), default=DEFAULT_BATCH, show_default=True,
-              help="Samples scored together: more keeps each step's prompt in the judge's cache longer, fewer "
-                   "writes finished samples sooner.")
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("results"),
+    show_default=True,
+    help="Results folder, written as samples finish; rerunning into it reuses finished samples and judge calls.",
+)
+@click.option(
+    "--batch-size",
+    type=click.IntRange(min=1),
+    default=DEFAULT_BATCH,
+    show_default=True,
+    help="Samples scored together: more keeps each step's prompt in the judge's cache longer, fewer "
+    "writes finished samples sooner.",
+)
 @click.option("--prompts", "prompts_dir", type=click.Path(path_type=Path), help="Folder overriding any prompt files.")
 @click.option("--map", "field_map", multiple=True, metavar="SOURCE=TARGET", help="Rename a dataset column to a field.")
-@click.option("--lang", type=click.Choice(["auto", "en", "ja", "zh"]), default="auto", show_default=True,
-              help="Prompt language; auto: per sample (kana: ja, Han without kana: zh, else en).")
-@click.option("--embedder", help="Embedder: registry name, sentence-transformers folder or GGUF file "
-                                 "(default: all-minilm-l6-v2 for en, multilingual-e5-small for ja/zh).")
-@click.option("--cross-encoder", type=click.Path(path_type=Path),
-              help="Cross-encoder folder; answer_similarity then scores pairs with it instead of cosine.")
-@click.option("--strictness", default=3, show_default=True,
-              help="answer_relevancy: questions generated; aspect_critique: votes (odd).")
-@click.option("--criterion", "criterion_pairs", multiple=True, metavar="NAME=DEFINITION",
-              help="Add an aspect_critique criterion (metric aspect_critique:NAME).")
-@click.option("--rubric", "rubric_pairs", multiple=True, metavar="NAME=TEXT",
-              help="Replace a rubric_score rubric (reference_free or with_reference).")
-@click.option("--criteria-file", type=click.Path(path_type=Path, dir_okay=False),
-              help="TOML file with [criteria] and [rubrics] tables of NAME = \"definition\".")
-@click.option("--calibration", type=click.Path(path_type=Path, dir_okay=False),
-              help="Calibration file for P(supported), as `localeval calibrate` writes, used in every language it "
-                   "covers (default: the packaged one fitted for this judge, else the judge's own probability).")
-@click.option("--evidence-sentences", default=0, show_default=True,
-              help="Statement support: the judge reads only the N context sentences that cover the statement "
-                   "best (0: every context).")
+@click.option(
+    "--lang",
+    type=click.Choice(["auto", "en", "ja", "zh"]),
+    default="auto",
+    show_default=True,
+    help="Prompt language; auto: per sample (kana: ja, Han without kana: zh, else en).",
+)
+@click.option(
+    "--embedder",
+    help="Embedder: registry name, sentence-transformers folder or GGUF file "
+    "(default: all-minilm-l6-v2 for en, multilingual-e5-small for ja/zh).",
+)
+@click.option(
+    "--cross-encoder",
+    type=click.Path(path_type=Path),
+    help="Cross-encoder folder; answer_similarity then scores pairs with it instead of cosine.",
+)
+@click.option(
+    "--strictness",
+    default=3,
+    show_default=True,
+    help="answer_relevancy: questions generated; aspect_critique: votes (odd).",
+)
+@click.option(
+    "--criterion",
+    "criterion_pairs",
+    multiple=True,
+    metavar="NAME=DEFINITION",
+    help="Add an aspect_critique criterion (metric aspect_critique:NAME).",
+)
+@click.option(
+    "--rubric",
+    "rubric_pairs",
+    multiple=True,
+    metavar="NAME=TEXT",
+    help="Replace a rubric_score rubric (reference_free or with_reference).",
+)
+@click.option(
+    "--criteria-file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help='TOML file with [criteria] and [rubrics] tables of NAME = "definition".',
+)
+@click.option(
+    "--calibration",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Calibration file for P(supported), as `localeval calibrate` writes, used in every language it "
+    "covers (default: the packaged one fitted for this judge, else the judge's own probability).",
+)
+@click.option(
+    "--evidence-sentences",
+    default=0,
+    show_default=True,
+    help="Statement support: the judge reads only the N context sentences that cover the statement "
+    "best (0: every context).",
+)
 @n_ctx_option
 @threads_option
 @gpu_layers_option
 @judge_timeout_option
 @draft_tokens_option
 @click.option("--seed", default=0, show_default=True, help="Judge sampling seed.")
-@click.option("--temperature", type=click.FloatRange(min=0.0), default=0.0, show_default=True,
-              help="Judge temperature (0: greedy).")
-@click.option("--chat-template", type=click.Path(path_type=Path, dir_okay=False),
-              help="Jinja chat template, for GGUF files without one.")
-@click.option("--fail-under", "bound_pairs", multiple=True, metavar="METRIC=BOUND",
-              help=f"Exit with code {EXIT_BELOW_THRESHOLD} when METRIC's mean is below BOUND (repeatable; for CI).")
-@click.option("--nan-policy", type=click.Choice(NAN_POLICIES), default="fail", show_default=True,
-              help="--fail-under with NaN scores: fail the gate, or leave them out of the mean (no scores still fails).")
-@click.option("--summary-md", type=click.Path(path_type=Path, dir_okay=False),
-              help="Also write the summary as a Markdown table to this file (for a pull request).")
-@click.option("--ray", "ray_address", metavar="ADDRESS",
-              help="Score on a Ray cluster (pip install 'localeval[ray]'): 'local' starts one on this machine, "
-                   "'auto' joins the one `ray start` runs here, or a cluster's address. One actor per --threads "
-                   "cores; the results folder is the same as a local run's.")
-@click.option("--ray-actors", type=click.IntRange(min=1),
-              help="With --ray: at most this many actors (default: as many as the cluster's CPUs hold).")
-@click.option("--dry-run", is_flag=True,
-              help="Print the judge calls, tokens and estimated time per metric, and stop: no model is loaded and "
-                   "nothing is written.")
-def evaluate(data: Path, metric_list: str | None, judge: str | None, judge_api_key_env: str | None, out: Path, prompts_dir: Path | None,
-             field_map: tuple[str, ...], lang: str, embedder: str | None, cross_encoder: Path | None,
-             strictness: int, criterion_pairs: tuple[str, ...], rubric_pairs: tuple[str, ...],
-             criteria_file: Path | None, calibration: Path | None, evidence_sentences: int, n_ctx: int,
-             threads: int | None, gpu_layers: int, judge_timeout: float | None, draft_tokens: int, seed: int,
-             temperature: float, chat_template: Path | None, batch_size: int, bound_pairs: tuple[str, ...],
-             nan_policy: NanPolicy,
-             summary_md: Path | None, ray_address: str | None, ray_actors: int | None, dry_run: bool) -> None:
+@click.option(
+    "--temperature",
+    type=click.FloatRange(min=0.0),
+    default=0.0,
+    show_default=True,
+    help="Judge temperature (0: greedy).",
+)
+@click.option(
+    "--chat-template",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Jinja chat template, for GGUF files without one.",
+)
+@click.option(
+    "--fail-under",
+    "bound_pairs",
+    multiple=True,
+    metavar="METRIC=BOUND",
+    help=f"Exit with code {EXIT_BELOW_THRESHOLD} when METRIC's mean is below BOUND (repeatable; for CI).",
+)
+@click.option(
+    "--nan-policy",
+    type=click.Choice(NAN_POLICIES),
+    default="fail",
+    show_default=True,
+    help="--fail-under with NaN scores: fail the gate, or leave them out of the mean (no scores still fails).",
+)
+@click.option(
+    "--summary-md",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Also write the summary as a Markdown table to this file (for a pull request).",
+)
+@click.option(
+    "--ray",
+    "ray_address",
+    metavar="ADDRESS",
+    help="Score on a Ray cluster (pip install 'localeval[ray]'): 'local' starts one on this machine, "
+    "'auto' joins the one `ray start` runs here, or a cluster's address. One actor per --threads "
+    "cores; the results folder is the same as a local run's.",
+)
+@click.option(
+    "--ray-actors",
+    type=click.IntRange(min=1),
+    help="With --ray: at most this many actors (default: as many as the cluster's CPUs hold).",
+)
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Print the judge calls, tokens and estimated time per metric, and stop: no model is loaded and "
+    "nothing is written.",
+)
+def evaluate(
+    data: Path,
+    metric_list: str | None,
+    judge: str | None,
+    judge_api_key_env: str | None,
+    out: Path,
+    prompts_dir: Path | None,
+    field_map: tuple[str, ...],
+    lang: str,
+    embedder: str | None,
+    cross_encoder: Path | None,
+    strictness: int,
+    criterion_pairs: tuple[str, ...],
+    rubric_pairs: tuple[str, ...],
+    criteria_file: Path | None,
+    calibration: Path | None,
+    evidence_sentences: int,
+    n_ctx: int,
+    threads: int | None,
+    gpu_layers: int,
+    judge_timeout: float | None,
+    draft_tokens: int,
+    seed: int,
+    temperature: float,
+    chat_template: Path | None,
+    batch_size: int,
+    bound_pairs: tuple[str, ...],
+    nan_policy: NanPolicy,
+    summary_md: Path | None,
+    ray_address: str | None,
+    ray_actors: int | None,
+    dry_run: bool,
+) -> None:
     """Score DATA (JSONL, JSON, CSV, Parquet or a saved `datasets` folder) and write per-sample results, a summary
     and a manifest."""
-    config = JudgeConfig.from_options(n_ctx=n_ctx, threads=threads, gpu_layers=gpu_layers, seed=seed,
-                                      temperature=temperature, chat_template=chat_template, timeout=judge_timeout,
-                                      draft_tokens=draft_tokens, api_key_env=judge_api_key_env)
+    config = JudgeConfig.from_options(
+        n_ctx=n_ctx,
+        threads=threads,
+        gpu_layers=gpu_layers,
+        seed=seed,
+        temperature=temperature,
+        chat_template=chat_template,
+        timeout=judge_timeout,
+        draft_tokens=draft_tokens,
+        api_key_env=judge_api_key_env,
+    )
     bounds = parse_bounds(bound_pairs)
     if ray_actors is not None and ray_address is None:
         raise click.UsageError("--ray-actors needs --ray.")
     requested = metric_names(metric_list)
     user = read_definitions(criteria_file) if criteria_file else Definitions()
     user = user.merged(Definitions(parse_named(criterion_pairs, "criterion"), parse_named(rubric_pairs, "rubric")))
-    options = EvaluationOptions(data=data, out=out, metrics=requested, judge=judge, judge_config=config,
-                                prompts_dir=prompts_dir, field_map=parse_field_map(field_map), lang=lang,
-                                embedder=embedder, cross_encoder=cross_encoder, definitions=user,
-                                batch_size=batch_size,
-                                executor=RayExecutor(ray_address, ray_actors) if ray_address else None,
-                                metric_options=MetricOptions(strictness=strictness,
-                                                             evidence_sentences=evidence_sentences),
-                                calibration=CalibrationFile.load(calibration) if calibration else None)
+    options = EvaluationOptions(
+        data=data,
+        out=out,
+        metrics=requested,
+        judge=judge,
+        judge_config=config,
+        prompts_dir=prompts_dir,
+        field_map=parse_field_map(field_map),
+        lang=lang,
+        embedder=embedder,
+        cross_encoder=cross_encoder,
+        definitions=user,
+        batch_size=batch_size,
+        executor=RayExecutor(ray_address, ray_actors) if ray_address else None,
+        metric_options=MetricOptions(strictness=strictness, evidence_sentences=evidence_sentences),
+        calibration=CalibrationFile.load(calibration) if calibration else None,
+    )
     planned = plan(options)
     check_gated_metrics(bounds, [metric.name for metric in planned.metrics])
     samples = f"{len(planned.dataset)} sample{'' if len(planned.dataset) == 1 else 's'}"
@@ -164,8 +284,9 @@ def _write_summary_md(path: Path, text: str) -> None:
     try:
         path.write_text(text, encoding="utf-8")
     except OSError as error:
-        raise ConfigError(f"Cannot write --summary-md {path}: {error.strerror or error}. "
-                          "The results folder is complete.") from None
+        raise ConfigError(
+            f"Cannot write --summary-md {path}: {error.strerror or error}. The results folder is complete."
+        ) from None
 
 
 def _explain_skipped(skipped: dict[str, str]) -> None:
@@ -182,8 +303,12 @@ def _show_row_problems(errors: list[RowError], warnings: list[RowError]) -> None
     """Bad values on stderr, the first few of each kind and a count, so 500 bad rows do not bury the table."""
     rows = len({error.row for error in errors})
     _show_first(errors, f"{rows} row{'' if rows == 1 else 's'} skipped for bad values", "row_errors")
-    _show_first(warnings, f"{len(warnings)} bad value{'' if len(warnings) == 1 else 's'} in fields that the chosen "
-                          "metrics do not read; those rows run without them", "row_warnings")
+    _show_first(
+        warnings,
+        f"{len(warnings)} bad value{'' if len(warnings) == 1 else 's'} in fields that the chosen "
+        "metrics do not read; those rows run without them",
+        "row_warnings",
+    )
 
 
 def _show_first(problems: list[RowError], headline: str, summary_key: str) -> None:

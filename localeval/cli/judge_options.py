@@ -6,22 +6,43 @@ import click
 
 MIN_N_CTX = 512  # below this not even a step's instruction fits
 
-n_ctx_option = click.option("--n-ctx", type=click.IntRange(min=MIN_N_CTX), default=8192, show_default=True,
-                            help=f"Judge context window in tokens (at least {MIN_N_CTX}).")
-threads_option = click.option("--threads", type=click.IntRange(min=1),
-                              help="CPU threads for the judge (default: all available).")
-gpu_layers_option = click.option("--gpu-layers", type=click.IntRange(min=-1), default=0, show_default=True,
-                                 help="Judge layers to offload to the GPU: 0 none, -1 all (needs a GPU build "
-                                      "of llama-cpp-python; see README).")
-judge_timeout_option = click.option("--judge-timeout", type=click.FloatRange(min=0.0, min_open=True),
-                                    metavar="SECONDS",
-                                    help="Stop a judge call still generating after SECONDS; its score is NaN "
-                                         "judge_timeout (default: no limit).")
-draft_tokens_option = click.option("--draft-tokens", type=click.IntRange(min=0), default=3, show_default=True,
-                                   help="Judge tokens guessed from the prompt and checked in one pass "
-                                        "(prompt-lookup decoding; 0: off).")
-JUDGE_HELP = ("Judge: a GGUF file path, a registry name, or an OpenAI-compatible server's URL "
-              "(http://HOST:PORT/v1; add #MODEL where it serves several)")
-judge_api_key_env_option = click.option("--judge-api-key-env", metavar="NAME",
-                                        help="A server judge's API key is read from the environment variable NAME "
-                                             "(it is sent only to the --judge URL and never recorded).")
+n_ctx_option = click.option(
+    "--n-ctx",
+    type=click.IntRange(min=MIN_N_CTX),
+    default=8192,
+    show_default=True,
+    help=f"Judge context window in tokens (at least {MIN_N_CTX}).",
+)
+threads_option = click.option(
+    "--threads", type=click.IntRange(min=1), help="CPU threads for the judge (default: all available)."
+)
+gpu_layers_option = click.option(
+    "--gpu-layers",
+    type=click.IntRange(min=-1),
+    default=0,
+    show_default=True,
+    help="Judge layers to offload to the GPU: 0 none, -1 all (needs a GPU build of llama-cpp-python; see README).",
+)
+judge_timeout_option = click.option(
+    "--judge-timeout",
+    type=click.FloatRange(min=0.0, min_open=True),
+    metavar="SECONDS",
+    help="Stop a judge call still generating after SECONDS; its score is NaN judge_timeout (default: no limit).",
+)
+draft_tokens_option = click.option(
+    "--draft-tokens",
+    type=click.IntRange(min=0),
+    default=3,
+    show_default=True,
+    help="Judge tokens guessed from the prompt and checked in one pass (prompt-lookup decoding; 0: off).",
+)
+JUDGE_HELP = (
+    "Judge: a GGUF file path, a registry name, or an OpenAI-compatible server's URL "
+    "(http://HOST:PORT/v1; add #MODEL where it serves several)"
+)
+judge_api_key_env_option = click.option(
+    "--judge-api-key-env",
+    metavar="NAME",
+    help="A server judge's API key is read from the environment variable NAME "
+    "(it is sent only to the --judge URL and never recorded).",
+)

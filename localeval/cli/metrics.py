@@ -9,8 +9,9 @@ from localeval.steps.criteria import criterion_names
 
 
 @click.command("metrics")
-@click.option("--criterion", "criterion_items", multiple=True, metavar="NAME[=DEFINITION]",
-              help="Also list aspect_critique:NAME.")
+@click.option(
+    "--criterion", "criterion_items", multiple=True, metavar="NAME[=DEFINITION]", help="Also list aspect_critique:NAME."
+)
 def metrics(criterion_items: tuple[str, ...]) -> None:
     """List every metric: required fields, models, judge steps and score range; * marks the default suite."""
     criteria = criterion_names(criterion_items)
@@ -20,6 +21,8 @@ def metrics(criterion_items: tuple[str, ...]) -> None:
         marker = "*" if metric.name in default else " "
         click.echo(f"{marker} {metric.name}  [{low:g}–{high:g}]")
         click.echo(f"    {metric.description}")
-        click.echo(f"    fields: {', '.join(metric.required)}; models: {', '.join(metric.models) or 'none'}"
-                   + (f"; judge steps: {', '.join(metric.steps)}" if metric.steps else ""))
+        click.echo(
+            f"    fields: {', '.join(metric.required)}; models: {', '.join(metric.models) or 'none'}"
+            + (f"; judge steps: {', '.join(metric.steps)}" if metric.steps else "")
+        )
     click.echo("* in the default suite (run when the dataset has the fields)")

@@ -31,11 +31,19 @@ CHECKED_FIELDS = FIELDS + EXTRA_TEXT_FIELDS  # the per-row fields whose values a
 _DELIMITERS = ",;\t|"  # CSV separators tried in turn, the first whose header names a known column wins
 _ID_LISTS = ("retrieved_context_ids", "reference_context_ids")
 _ALIAS, _CANONICAL, _MAPPED = 0, 1, 2
-_ROW_ERROR_TEXT = re.compile(r"(?P<unit>line|record|row) (?P<row>\d+)(?: \(id (?P<id>.*?)\))?: "
-                             r"(?:(?P<field>[A-Za-z_][\w.\-]*): )?(?P<problem>.*)", re.DOTALL)
+_ROW_ERROR_TEXT = re.compile(
+    r"(?P<unit>line|record|row) (?P<row>\d+)(?: \(id (?P<id>.*?)\))?: "
+    r"(?:(?P<field>[A-Za-z_][\w.\-]*): )?(?P<problem>.*)",
+    re.DOTALL,
+)
 _KINDS = {
-    type(None): "null", bool: "a boolean", int: "a number", float: "a number",
-    str: "a string", list: "a list", dict: "an object",
+    type(None): "null",
+    bool: "a boolean",
+    int: "a number",
+    float: "a number",
+    str: "a string",
+    list: "a list",
+    dict: "an object",
 }
 _TARGETS = f"valid targets: {', '.join(MAP_TARGETS)}"
 
@@ -105,8 +113,10 @@ class Dataset:
             yield sample
             wanted = next(refs, None)
         if wanted is not None:
-            raise DatasetError(f"{self.path} changed while it was being evaluated (it has no "
-                               f"{_unit(self.format)} {wanted.row} any more)")
+            raise DatasetError(
+                f"{self.path} changed while it was being evaluated (it has no "
+                f"{_unit(self.format)} {wanted.row} any more)"
+            )
 
     @property
     def samples(self) -> list[Sample]:
@@ -123,16 +133,21 @@ class Dataset:
         if not bad_rows:
             return self
         errors = sorted(self.row_errors + [w for w in self.row_warnings if w.row in bad_rows], key=lambda e: e.row)
-        return replace(self, rows=tuple(ref for ref in self.rows if ref.row not in bad_rows), row_errors=errors,
-                       row_warnings=[w for w in self.row_warnings if w.row not in bad_rows])
+        return replace(
+            self,
+            rows=tuple(ref for ref in self.rows if ref.row not in bad_rows),
+            row_errors=errors,
+            row_warnings=[w for w in self.row_warnings if w.row not in bad_rows],
+        )
 
 
 class _Problem(ValueError):
     """A per-row problem; caught per field so that one bad value never hides the others."""
 
 
-def read_dataset(path: str | Path, field_map: Mapping[str, str] | None = None,
-                 checked: Collection[str] = CHECKED_FIELDS) -> Dataset:
+def read_dataset(
+    path: str | Path, field_map: Mapping[str, str] | None = None, checked: Collection[str] = CHECKED_FIELDS
+) -> Dataset:
     """Check every row; whole-file problems raise DatasetError, row problems are listed.
 
     A bad value in a `checked` field costs its row (a row error); in any other field it is a row warning.
@@ -178,8 +193,10 @@ def _check_sources(path: Path, mapping: Mapping[str, str], columns: Iterable[str
     columns = list(columns)
     if missing := [source for source in mapping if source not in columns]:
         shown = ", ".join(map(repr, columns[:30])) + (f" and {len(columns) - 30} more" if len(columns) > 30 else "")
-        raise ConfigError(f"--map '{missing[0]}={mapping[missing[0]]}': {path} has no column '{missing[0]}'; "
-                          f"its columns are {shown or 'none'}")
+        raise ConfigError(
+            f"--map '{missing[0]}={mapping[missing[0]]}': {path} has no column '{missing[0]}'; "
+            f"its columns are {shown or 'none'}"
+        )
 
 
 def _check_file(path: Path) -> str:
@@ -191,8 +208,10 @@ def _check_file(path: Path) -> str:
         return ARROW_FOLDER
     if path.suffix.lower() not in FORMATS:
         shown = f"'{path.suffix}'" if path.suffix else "no extension"
-        raise DatasetError(f"{path}: unsupported file type ({shown}); use .jsonl, .ndjson, .json, .csv or .parquet, "
-                           "or a folder saved by datasets' save_to_disk")
+        raise DatasetError(
+            f"{path}: unsupported file type ({shown}); use .jsonl, .ndjson, .json, .csv or .parquet, "
+            "or a folder saved by datasets' save_to_disk"
+        )
     fmt = FORMATS[path.suffix.lower()]
     if fmt not in _TABLE_FORMATS and not any(line.strip() for line in _lines(path)):
         raise DatasetError(f"{path} is empty")
@@ -213,19 +232,24 @@ def _arrow_files(folder: Path) -> list[Path]:
     """The Arrow files of a folder that datasets' save_to_disk wrote (state.json lists them, in order)."""
     if (folder / "dataset_dict.json").is_file():
         splits = sorted(child.name for child in folder.iterdir() if (child / "state.json").is_file())
-        raise DatasetError(f"{folder} holds several splits ({', '.join(splits) or 'none found'}): give one split's "
-                           f"folder, e.g. {folder / (splits[0] if splits else 'train')}")
+        raise DatasetError(
+            f"{folder} holds several splits ({', '.join(splits) or 'none found'}): give one split's "
+            f"folder, e.g. {folder / (splits[0] if splits else 'train')}"
+        )
     try:
         state = json.loads((folder / "state.json").read_text(encoding="utf-8"))
         files = [folder / entry["filename"] for entry in state["_data_files"]]
     except FileNotFoundError:
-        raise DatasetError(f"{folder} is a folder, not a dataset file (a folder must be one that datasets' "
-                           "save_to_disk wrote, with a state.json)") from None
+        raise DatasetError(
+            f"{folder} is a folder, not a dataset file (a folder must be one that datasets' "
+            "save_to_disk wrote, with a state.json)"
+        ) from None
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise DatasetError(f"{folder / 'state.json'} is not a datasets state file ({error})") from None
     if missing := [file.name for file in files if not file.is_file()]:
         raise DatasetError(f"{folder}: the Arrow files its state.json lists are missing: {', '.join(missing)}")
     return files
+
 
 def _lines(path: Path) -> Iterator[str]:
     """The file's lines, split on "\\n" only (U+2028 and friends may sit inside JSON strings), each decoded.
@@ -238,8 +262,9 @@ def _lines(path: Path) -> Iterator[str]:
                 try:
                     yield raw.decode("utf-8-sig" if number == 1 else "utf-8")
                 except UnicodeDecodeError as error:
-                    raise DatasetError(f"{path} is not UTF-8 text (byte 0x{error.object[error.start]:02x} on line "
-                                       f"{number})") from None
+                    raise DatasetError(
+                        f"{path} is not UTF-8 text (byte 0x{error.object[error.start]:02x} on line {number})"
+                    ) from None
     except OSError as error:
         raise DatasetError(f"cannot read {path}: {error.strerror or error}") from None
 

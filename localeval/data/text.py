@@ -10,9 +10,41 @@ _CJK_ENDS = "。！？｡"
 _LATIN_ENDS = ".!?"
 _TRAILERS = "」』）)】〕》〉”’\"'"
 # Abbreviations after which a full stop does not end an English sentence.
-_ABBREVIATIONS = {"mr", "mrs", "ms", "dr", "prof", "st", "jr", "sr", "vs", "etc", "e.g", "i.e", "fig", "approx",
-                  "inc", "ltd", "co", "u.s", "u.k", "a.m", "p.m", "jan", "feb", "mar", "apr", "jun", "jul", "aug",
-                  "sep", "sept", "oct", "nov", "dec"}
+_ABBREVIATIONS = {
+    "mr",
+    "mrs",
+    "ms",
+    "dr",
+    "prof",
+    "st",
+    "jr",
+    "sr",
+    "vs",
+    "etc",
+    "e.g",
+    "i.e",
+    "fig",
+    "approx",
+    "inc",
+    "ltd",
+    "co",
+    "u.s",
+    "u.k",
+    "a.m",
+    "p.m",
+    "jan",
+    "feb",
+    "mar",
+    "apr",
+    "jun",
+    "jul",
+    "aug",
+    "sep",
+    "sept",
+    "oct",
+    "nov",
+    "dec",
+}
 # Words that abbreviate only before a number: "No. 5", but "The answer is no." ends its sentence.
 _NUMBER_ABBREVIATIONS = {"no", "nos"}
 
@@ -52,7 +84,7 @@ def _ends_sentence(line: str, i: int) -> bool:
         return True
     if char not in _LATIN_ENDS:
         return False
-    rest = line[i + 1:]
+    rest = line[i + 1 :]
     if rest and not rest[0].isspace() and rest[0] not in _TRAILERS and not _run_on(line[:i], rest):
         return False  # 3.5, e.g., www.example
     if char == ".":
@@ -71,8 +103,13 @@ def _run_on(before: str, rest: str) -> bool:
     """A full stop with no space after it that still ends a sentence: "in 2014.PharmaCann is", "countries.The"
     (generated text often drops the space). Not "e.g.The" (an abbreviation) nor "example.com"."""
     word = re.search(r"([\w.]+)$", before)
-    return (word is not None and len(word.group(1)) >= 2 and word.group(1)[-1].isalnum()
-            and word.group(1).lower() not in _ABBREVIATIONS and re.match(r"[A-Z][a-z]", rest) is not None)
+    return (
+        word is not None
+        and len(word.group(1)) >= 2
+        and word.group(1)[-1].isalnum()
+        and word.group(1).lower() not in _ABBREVIATIONS
+        and re.match(r"[A-Z][a-z]", rest) is not None
+    )
 
 
 def normalize(text: str) -> str:

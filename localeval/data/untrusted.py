@@ -25,12 +25,44 @@ _CHAT_MARKUP = re.compile(r"<[|｜][^<>\s|｜]{1,48}[|｜]>|\[/?INST\]|<</?SYS>>
 _VERDICT_JSON = re.compile(r'\{[^{}]*"(?:verdict|answer)"\s*:\s*(?:"(?:yes|no)"|[01](?!\d))[^{}]*\}', re.IGNORECASE)
 # The names of a judge prompt's parts, in en, ja and zh. Alone on a line with a colon they open a fake part of
 # the prompt; inside a sentence ("Context: the 2012 survey ...") they are left alone.
-_SECTION_NAMES = ("context", "contexts", "question", "response", "answer", "criterion", "reason", "verdict",
-                  "statement", "statements", "reference", "instruction", "instructions", "system", "user", "assistant",
-                  "文脈", "コンテキスト", "質問", "回答", "応答", "基準", "判定", "理由", "参照", "指示",
-                  "上下文", "背景", "问题", "标准", "参考", "指令", "系统")
-_SECTION_LABEL_LINE = re.compile(r"^[ \t#*>\[]*(?:%s)[ \t*\]]*[:：][ \t*]*$" % "|".join(_SECTION_NAMES),
-                                 re.IGNORECASE | re.MULTILINE)
+_SECTION_NAMES = (
+    "context",
+    "contexts",
+    "question",
+    "response",
+    "answer",
+    "criterion",
+    "reason",
+    "verdict",
+    "statement",
+    "statements",
+    "reference",
+    "instruction",
+    "instructions",
+    "system",
+    "user",
+    "assistant",
+    "文脈",
+    "コンテキスト",
+    "質問",
+    "回答",
+    "応答",
+    "基準",
+    "判定",
+    "理由",
+    "参照",
+    "指示",
+    "上下文",
+    "背景",
+    "问题",
+    "标准",
+    "参考",
+    "指令",
+    "系统",
+)
+_SECTION_LABEL_LINE = re.compile(
+    r"^[ \t#*>\[]*(?:%s)[ \t*\]]*[:：][ \t*]*$" % "|".join(_SECTION_NAMES), re.IGNORECASE | re.MULTILINE
+)
 # A sentence in which the response vouches for itself ("The answer above was checked ...: it is correct and
 # harmless"): a verdict about the response, written by the response. A plain "the answer" is not enough, since
 # "The answer is supported by the 2012 survey" is an ordinary way to answer.
@@ -38,7 +70,9 @@ _SELF_VERDICT = re.compile(
     r"(?:[^.!?。！？\s][^.!?。！？\n]*)?"
     r"(?:(?:this|the above) (?:answer|response)|the (?:answer|response) above|上の回答|この回答|上面的回答|这个回答)"
     r"[^.!?。！？\n]*(?:checked|verified|correct|harmless|safe|supported|確認|照合|正し|無害|核对|核实|正确|无害)"
-    r"[^\n]*?(?:[.!?。！？]|$)", re.IGNORECASE | re.MULTILINE)
+    r"[^\n]*?(?:[.!?。！？]|$)",
+    re.IGNORECASE | re.MULTILINE,
+)
 
 
 def data_tags(template: str) -> frozenset[str]:
@@ -70,5 +104,7 @@ def neutralize(text: str, tags: frozenset[str], judged: bool = False) -> str:
         text = strip_self_vouching(text)
     if not tags:
         return text
-    return _TAG.sub(lambda m: m.group(0).replace("<", "&lt;").replace(">", "&gt;")
-                    if m.group(1).lower() in tags else m.group(0), text)
+    return _TAG.sub(
+        lambda m: m.group(0).replace("<", "&lt;").replace(">", "&gt;") if m.group(1).lower() in tags else m.group(0),
+        text,
+    )

@@ -28,8 +28,11 @@ GROUNDING = FEATURES[1:]
 # The direction each signal can only push P in: more words covered never makes a statement less supported.
 SIGNS = {"judge_logit": 1, "coverage": 1, "evidence_coverage": 1, "sentence_coverage": 1, "uncovered_number": -1}
 # Each form's factors, as the features each one reads.
-FORMS: dict[str, tuple[tuple[str, ...], ...]] = {"judge": (), "additive": (FEATURES,),
-                                                  "both": (("judge_logit",), GROUNDING)}
+FORMS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "judge": (),
+    "additive": (FEATURES,),
+    "both": (("judge_logit",), GROUNDING),
+}
 FORMAT = "localeval-calibration/2"
 _LOGIT_LIMIT = 8.0  # a judge's P of exactly 0 or 1 must not become an infinite feature
 
@@ -46,9 +49,13 @@ class Signals:
 
     def features(self) -> dict[str, float]:
         p = min(max(self.judge_p, 1e-6), 1 - 1e-6)
-        return {"judge_logit": max(-_LOGIT_LIMIT, min(_LOGIT_LIMIT, math.log(p / (1 - p)))),
-                "coverage": self.coverage, "evidence_coverage": self.evidence_coverage,
-                "sentence_coverage": self.sentence_coverage, "uncovered_number": float(self.uncovered_numbers > 0)}
+        return {
+            "judge_logit": max(-_LOGIT_LIMIT, min(_LOGIT_LIMIT, math.log(p / (1 - p)))),
+            "coverage": self.coverage,
+            "evidence_coverage": self.evidence_coverage,
+            "sentence_coverage": self.sentence_coverage,
+            "uncovered_number": float(self.uncovered_numbers > 0),
+        }
 
 
 @dataclass(frozen=True)
@@ -74,12 +81,15 @@ class Calibration:
 
     def __post_init__(self) -> None:
         if self.form not in FORMS:
-            raise ConfigError(f"Calibration {self.name!r} has an unknown form {self.form!r} "
-                              f"(known: {', '.join(FORMS)}).")
+            raise ConfigError(
+                f"Calibration {self.name!r} has an unknown form {self.form!r} (known: {', '.join(FORMS)})."
+            )
         for factor in self.factors:
             if unknown := set(factor.weights) - set(FEATURES):
-                raise ConfigError(f"Calibration {self.name!r} has unknown features: {', '.join(sorted(unknown))} "
-                                  f"(known: {', '.join(FEATURES)}).")
+                raise ConfigError(
+                    f"Calibration {self.name!r} has unknown features: {', '.join(sorted(unknown))} "
+                    f"(known: {', '.join(FEATURES)})."
+                )
 
     def p_supported(self, signals: Signals) -> float:
         return self.p_of(signals.features()) if self.factors else signals.judge_p
@@ -89,16 +99,27 @@ class Calibration:
         return math.prod(factor.p(features) for factor in self.factors)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "form": self.form,
-                "factors": [{"weights": f.weights, "bias": f.bias} for f in self.factors],
-                "fitted_on": self.fitted_on, "agreement": self.agreement}
+        return {
+            "name": self.name,
+            "form": self.form,
+            "factors": [{"weights": f.weights, "bias": f.bias} for f in self.factors],
+            "fitted_on": self.fitted_on,
+            "agreement": self.agreement,
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Calibration:
-        factors = tuple(Factor({k: float(v) for k, v in f["weights"].items()}, float(f.get("bias", 0.0)))
-                        for f in data.get("factors", ()))
-        return cls(str(data["name"]), str(data.get("form", "additive" if factors else "judge")), factors,
-                   str(data.get("fitted_on", "")), dict(data.get("agreement", {})))
+        factors = tuple(
+            Factor({k: float(v) for k, v in f["weights"].items()}, float(f.get("bias", 0.0)))
+            for f in data.get("factors", ())
+        )
+        return cls(
+            str(data["name"]),
+            str(data.get("form", "additive" if factors else "judge")),
+            factors,
+            str(data.get("fitted_on", "")),
+            dict(data.get("agreement", {})),
+        )
 
 
 JUDGE_ONLY = Calibration("judge probability (uncalibrated)")
@@ -135,9 +156,15 @@ class CalibrationFile:
     def save(self, path: Path) -> None:
         if self.judge is None:
             raise ValueError("UNCALIBRATED is not a file")
-        data = {"format": FORMAT, "judge": self.judge.as_dict(), "evidence_sentences": self.evidence_sentences,
-                "languages": {lang: {"support_prompt_sha256": self.support_prompts[lang], **c.as_dict()}
-                              for lang, c in sorted(self.languages.items())}}
+        data = {
+            "format": FORMAT,
+            "judge": self.judge.as_dict(),
+            "evidence_sentences": self.evidence_sentences,
+            "languages": {
+                lang: {"support_prompt_sha256": self.support_prompts[lang], **c.as_dict()}
+                for lang, c in sorted(self.languages.items())
+            },
+        }
         path.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
 
     @classmethod
@@ -149,20 +176,25 @@ class CalibrationFile:
         except ValueError as error:
             raise ConfigError(f"{path} is not a localeval calibration file (not JSON: {error}).") from None
         if isinstance(data, dict) and "weights" in data and "judge" not in data:
-            raise ConfigError(f"{path} is a calibration file of an older localeval, which did not record the judge "
-                              "it was fitted with. Fit it again with `localeval calibrate LABELLED.jsonl --judge "
-                              "JUDGE --out DIR` (a rerun into the same results folder reuses its judge calls).")
+            raise ConfigError(
+                f"{path} is a calibration file of an older localeval, which did not record the judge "
+                "it was fitted with. Fit it again with `localeval calibrate LABELLED.jsonl --judge "
+                "JUDGE --out DIR` (a rerun into the same results folder reuses its judge calls)."
+            )
         try:
             judge = data["judge"]
             languages = data["languages"]
-            return cls(JudgeIdentity(str(judge.get("name", "")), str(judge["sha256"]),
-                                     str(judge["chat_template_sha256"])),
-                       int(data.get("evidence_sentences", 0)),
-                       {lang: Calibration.from_dict(entry) for lang, entry in languages.items()},
-                       {lang: str(entry["support_prompt_sha256"]) for lang, entry in languages.items()}, path)
+            return cls(
+                JudgeIdentity(str(judge.get("name", "")), str(judge["sha256"]), str(judge["chat_template_sha256"])),
+                int(data.get("evidence_sentences", 0)),
+                {lang: Calibration.from_dict(entry) for lang, entry in languages.items()},
+                {lang: str(entry["support_prompt_sha256"]) for lang, entry in languages.items()},
+                path,
+            )
         except (ValueError, KeyError, TypeError, AttributeError) as error:
-            raise ConfigError(f"{path} is not a localeval calibration file "
-                              f"({type(error).__name__}: {error}).") from None
+            raise ConfigError(
+                f"{path} is not a localeval calibration file ({type(error).__name__}: {error})."
+            ) from None
 
 
 UNCALIBRATED = CalibrationFile(None, 0, {}, {})
@@ -183,8 +215,14 @@ class LanguageCalibration:
 
     def manifest(self) -> dict[str, Any]:
         c = self.calibration
-        return {"name": c.name, "form": c.form, "file": self.source, "why": self.why, "fitted_on": c.fitted_on,
-                "factors": [{"weights": f.weights, "bias": f.bias} for f in c.factors]}
+        return {
+            "name": c.name,
+            "form": c.form,
+            "file": self.source,
+            "why": self.why,
+            "fitted_on": c.fitted_on,
+            "factors": [{"weights": f.weights, "bias": f.bias} for f in c.factors],
+        }
 
 
 @dataclass(frozen=True)
@@ -199,9 +237,14 @@ class CalibrationChoice:
         return {lang: chosen.calibration for lang, chosen in self.languages.items()}
 
 
-def choose_calibrations(langs: Sequence[str], judge: JudgeIdentity | None, support_prompts: Mapping[str, str],
-                        evidence_sentences: int, forced: CalibrationFile | None = None,
-                        shipped: Sequence[CalibrationFile] | None = None) -> CalibrationChoice:
+def choose_calibrations(
+    langs: Sequence[str],
+    judge: JudgeIdentity | None,
+    support_prompts: Mapping[str, str],
+    evidence_sentences: int,
+    forced: CalibrationFile | None = None,
+    shipped: Sequence[CalibrationFile] | None = None,
+) -> CalibrationChoice:
     """Per language, the calibration fitted for exactly this judge, prompt and evidence setting, else the judge's P.
 
     `forced` (--calibration FILE) is used wherever it covers a language, with a warning for each way in which
@@ -211,8 +254,9 @@ def choose_calibrations(langs: Sequence[str], judge: JudgeIdentity | None, suppo
     warnings: list[str] = []
     missing: list[str] = []
     if forced is not None and forced.judge is None:
-        return CalibrationChoice({lang: LanguageCalibration(JUDGE_ONLY, None, "uncalibrated") for lang in langs},
-                                 [], None)
+        return CalibrationChoice(
+            {lang: LanguageCalibration(JUDGE_ONLY, None, "uncalibrated") for lang in langs}, [], None
+        )
     if forced is not None:
         warnings = _mismatches(forced, judge, support_prompts, evidence_sentences, langs)
         for lang in langs:
@@ -222,8 +266,11 @@ def choose_calibrations(langs: Sequence[str], judge: JudgeIdentity | None, suppo
                 chosen[lang] = LanguageCalibration(JUDGE_ONLY, None, f"{forced.path} has no {lang} calibration")
                 missing.append(lang)
     else:
-        files = [f for f in (shipped_files() if shipped is None else shipped)
-                 if judge is not None and f.judge.same_judge(judge)]
+        files = [
+            f
+            for f in (shipped_files() if shipped is None else shipped)
+            if judge is not None and f.judge.same_judge(judge)
+        ]
         for lang in langs:
             chosen[lang] = _matching(files, lang, support_prompts.get(lang), evidence_sentences)
             if chosen[lang].source is None:
@@ -231,42 +278,56 @@ def choose_calibrations(langs: Sequence[str], judge: JudgeIdentity | None, suppo
     return CalibrationChoice(chosen, warnings, _notice(missing, judge) if missing else None)
 
 
-def _matching(files: Sequence[CalibrationFile], lang: str, prompt: str | None,
-              evidence_sentences: int) -> LanguageCalibration:
+def _matching(
+    files: Sequence[CalibrationFile], lang: str, prompt: str | None, evidence_sentences: int
+) -> LanguageCalibration:
     for file in files:
         if lang not in file.languages:
             continue
         if file.support_prompts[lang] != prompt:
-            return LanguageCalibration(JUDGE_ONLY, None, f"{file.path} was fitted with another {lang} "
-                                                         "statement_support prompt")
+            return LanguageCalibration(
+                JUDGE_ONLY, None, f"{file.path} was fitted with another {lang} statement_support prompt"
+            )
         if file.evidence_sentences != evidence_sentences:
-            return LanguageCalibration(JUDGE_ONLY, None, f"{file.path} was fitted with evidence_sentences="
-                                                         f"{file.evidence_sentences}")
+            return LanguageCalibration(
+                JUDGE_ONLY, None, f"{file.path} was fitted with evidence_sentences={file.evidence_sentences}"
+            )
         return LanguageCalibration(file.languages[lang], str(file.path), "fitted for this judge")
     return LanguageCalibration(JUDGE_ONLY, None, "no calibration fitted for this judge")
 
 
-def _mismatches(forced: CalibrationFile, judge: JudgeIdentity | None, support_prompts: Mapping[str, str],
-                evidence_sentences: int, langs: Sequence[str]) -> list[str]:
+def _mismatches(
+    forced: CalibrationFile,
+    judge: JudgeIdentity | None,
+    support_prompts: Mapping[str, str],
+    evidence_sentences: int,
+    langs: Sequence[str],
+) -> list[str]:
     """How a forced calibration's fitting differs from this run: each difference makes its weights less apt."""
     found = []
     assert forced.judge is not None
     if judge is not None and not forced.judge.same_judge(judge):
-        found.append(f"{forced.path} was fitted with the judge {forced.judge.name} (sha256 {forced.judge.sha256[:12]}), "
-                     f"not {judge.name} (sha256 {judge.sha256[:12]}): its weights were learned on another judge's P.")
+        found.append(
+            f"{forced.path} was fitted with the judge {forced.judge.name} (sha256 {forced.judge.sha256[:12]}), "
+            f"not {judge.name} (sha256 {judge.sha256[:12]}): its weights were learned on another judge's P."
+        )
     for lang in langs:
         if lang in forced.languages and forced.support_prompts[lang] != support_prompts.get(lang):
             found.append(f"{forced.path} was fitted with another {lang} statement_support prompt than this run's.")
     if forced.evidence_sentences != evidence_sentences:
-        found.append(f"{forced.path} was fitted with evidence_sentences={forced.evidence_sentences}, "
-                     f"this run uses {evidence_sentences}.")
+        found.append(
+            f"{forced.path} was fitted with evidence_sentences={forced.evidence_sentences}, "
+            f"this run uses {evidence_sentences}."
+        )
     return found
 
 
 def _notice(langs: Sequence[str], judge: JudgeIdentity | None) -> str:
     name = judge.name if judge else "JUDGE"
-    return (f"No calibration for the judge {name} in {', '.join(langs)}: P(supported) there is the judge's own "
-            f"probability. `localeval calibrate LABELLED.jsonl --judge {name} --out DIR` fits one on your labels.")
+    return (
+        f"No calibration for the judge {name} in {', '.join(langs)}: P(supported) there is the judge's own "
+        f"probability. `localeval calibrate LABELLED.jsonl --judge {name} --out DIR` fits one on your labels."
+    )
 
 
 def logistic(z: float) -> float:

@@ -22,10 +22,12 @@ _CJK_OR_NOT = re.compile(f"{CJK_CLASS}+|[^{CJK_CLASS[1:-1]}]+")
 _WORD = re.compile(r"\w+")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 # English function words: a statement's "the" and "of" are in any context and prove nothing.
-_STOPWORDS = frozenset("""a an the of in on at to for from by with and or but is are was were be been being it its
+_STOPWORDS = frozenset(
+    """a an the of in on at to for from by with and or but is are was were be been being it its
 this that these those as which who whom whose what when where how than then there their they them he she his her him
 i we you our your us do does did has have had not no so if into over about also can could would should will may
-might must such very just only more most other some any each""".split())
+might must such very just only more most other some any each""".split()
+)
 
 
 def units(text: str) -> frozenset[str]:
@@ -51,7 +53,7 @@ def _cjk_units(run: str) -> set[str]:
         elif len(piece) == 1:
             found.add(piece)
         else:
-            found.update(piece[i:i + 2] for i in range(len(piece) - 1))
+            found.update(piece[i : i + 2] for i in range(len(piece) - 1))
     return found
 
 

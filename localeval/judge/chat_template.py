@@ -54,8 +54,10 @@ class ChatTemplate:
             return self._formatter(messages=messages).prompt
         except Exception as error:  # a template is arbitrary code: any exception is the template's fault
             kind = "uses something the sandbox forbids" if _is_security_error(error) else "fails to render"
-            raise ModelFileError(f"The chat template of {self.origin} {kind}: {type(error).__name__}: {error}. "
-                                 "Give a trusted template with --chat-template FILE.") from None
+            raise ModelFileError(
+                f"The chat template of {self.origin} {kind}: {type(error).__name__}: {error}. "
+                "Give a trusted template with --chat-template FILE."
+            ) from None
 
     def segments(self, messages: list[Message]) -> list[Segment]:
         """The rendered prompt split into template text and message contents, in order.
@@ -72,14 +74,18 @@ class ChatTemplate:
         for marker in markers:
             before, found, rest_after = rest.partition(marker)
             if not found:
-                raise ModelFileError(f"The chat template of {self.origin} does not write each message's content "
-                                     "as given. Give a template that does with --chat-template FILE.")
+                raise ModelFileError(
+                    f"The chat template of {self.origin} does not write each message's content "
+                    "as given. Give a template that does with --chat-template FILE."
+                )
             pieces += [Segment(before, True), Segment(contents[marker], False)]
             rest = rest_after
         pieces.append(Segment(rest, True))
         if any(marker in piece.text for piece in pieces if piece.is_template for marker in markers):
-            raise ModelFileError(f"The chat template of {self.origin} writes a message's content more than once. "
-                                 "Give a template that does not with --chat-template FILE.")
+            raise ModelFileError(
+                f"The chat template of {self.origin} writes a message's content more than once. "
+                "Give a template that does not with --chat-template FILE."
+            )
         return [piece for piece in pieces if piece.text]
 
 

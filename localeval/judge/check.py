@@ -35,20 +35,28 @@ from localeval.judge.protocol import JudgeConfig
 CHECK_TIMEOUT = 300.0  # loading a 7B judge from a cold disk, then a short generation
 REBUILD = "rebuild llama-cpp-python for this machine with scripts/setup.sh, then check with `localeval doctor`"
 _CHECK_VERSION = 2  # bump when what the check proves changes: older remembered passes no longer count
-_PROMPT = ("Read the passage and answer in JSON.\n\nPassage: The Rhine rises in the Swiss Alps, flows through "
-           "Germany and the Netherlands, and reaches the North Sea near Rotterdam. It is about 1,230 kilometres "
-           "long and has carried barge traffic since Roman times.\n\nQuestion: Into which sea does the Rhine flow?")
-_SCHEMA = {"type": "object", "properties": {"answer": {"type": "string", "maxLength": 60}},
-           "required": ["answer"], "additionalProperties": False}
+_PROMPT = (
+    "Read the passage and answer in JSON.\n\nPassage: The Rhine rises in the Swiss Alps, flows through "
+    "Germany and the Netherlands, and reaches the North Sea near Rotterdam. It is about 1,230 kilometres "
+    "long and has carried barge traffic since Roman times.\n\nQuestion: Into which sea does the Rhine flow?"
+)
+_SCHEMA = {
+    "type": "object",
+    "properties": {"answer": {"type": "string", "maxLength": 60}},
+    "required": ["answer"],
+    "additionalProperties": False,
+}
 _MAX_TOKENS = 24
 # The native libraries a run has loaded beside llama.cpp when the judge loads (torch comes after it: _TORCH_STAGE).
 RUN_LIBRARIES = ("numpy", "pydantic_core", "rapidfuzz")
 CHILD_COMMAND = [sys.executable, "-m", "localeval.judge.check"]  # run with the request as its one argument
 _TORCH_STAGE = "when torch was loaded after the judge had run"
-_CLASH_HINT = ("llama-cpp-python and those libraries bring different C++ runtimes (libstdc++), as a build made with "
-               "another compiler does. Rebuild llama-cpp-python with this system's compiler (scripts/setup.sh), or "
-               "start localeval with the runtime llama.cpp was linked against preloaded: "
-               "LD_PRELOAD=$(ldd {libllama} | awk '/libstdc/{{print $3}}') localeval ...")
+_CLASH_HINT = (
+    "llama-cpp-python and those libraries bring different C++ runtimes (libstdc++), as a build made with "
+    "another compiler does. Rebuild llama-cpp-python with this system's compiler (scripts/setup.sh), or "
+    "start localeval with the runtime llama.cpp was linked against preloaded: "
+    "LD_PRELOAD=$(ldd {libllama} | awk '/libstdc/{{print $3}}') localeval ..."
+)
 
 log = logging.getLogger("localeval")
 
@@ -73,23 +81,37 @@ class JudgeCheck:
     answer: str = ""
 
 
-def check_judge(path: Path, config: JudgeConfig, command: list[str] | None = None,
-                timeout: float = CHECK_TIMEOUT, alone: bool = False) -> JudgeCheck:
+def check_judge(
+    path: Path,
+    config: JudgeConfig,
+    command: list[str] | None = None,
+    timeout: float = CHECK_TIMEOUT,
+    alone: bool = False,
+) -> JudgeCheck:
     """Generate a few tokens with the judge in a child process (`command` replaces the child in tests).
 
     `alone`: without the libraries a run loads beside llama.cpp, to tell whether they are what crashes.
     """
-    request = {"path": str(path), "n_threads": config.threads(), "n_gpu_layers": config.n_gpu_layers,
-               "weight_repacking": config.weight_repacking, "alone": alone,
-               "chat_template": str(config.chat_template) if config.chat_template else None}
+    request = {
+        "path": str(path),
+        "n_threads": config.threads(),
+        "n_gpu_layers": config.n_gpu_layers,
+        "weight_repacking": config.weight_repacking,
+        "alone": alone,
+        "chat_template": str(config.chat_template) if config.chat_template else None,
+    }
     command = command or CHILD_COMMAND
     try:
-        completed = subprocess.run([*command, json.dumps(request)], capture_output=True, text=True,
-                                   timeout=timeout, stdin=subprocess.DEVNULL)
+        completed = subprocess.run(
+            [*command, json.dumps(request)], capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
+        )
     except subprocess.TimeoutExpired:
-        return JudgeCheck(False, config.weight_repacking,
-                          f"the judge check on {path} did not finish in {timeout:.0f} s "
-                          "(a model far too large for this machine, or a hung build)")
+        return JudgeCheck(
+            False,
+            config.weight_repacking,
+            f"the judge check on {path} did not finish in {timeout:.0f} s "
+            "(a model far too large for this machine, or a hung build)",
+        )
     reports = _reports(completed.stdout)
     system_info = reports.get("system_info", "")
     result = reports.get("result")
@@ -98,11 +120,19 @@ def check_judge(path: Path, config: JudgeConfig, command: list[str] | None = Non
         return JudgeCheck(False, config.weight_repacking, message, crashed=True, system_info=system_info)
     if completed.returncode != 0 or not result or not result.get("ok"):
         error = (result or {}).get("error") or _tail(completed.stderr) or f"exit status {completed.returncode}"
-        return JudgeCheck(False, config.weight_repacking, f"the judge check on {path} failed: {error}",
-                          system_info=system_info)
-    return JudgeCheck(True, config.weight_repacking, system_info=system_info, load_seconds=result["load_seconds"],
-                      prompt_tokens=result["prompt_tokens"], completion_tokens=result["completion_tokens"],
-                      seconds=result["seconds"], answer=result["answer"])
+        return JudgeCheck(
+            False, config.weight_repacking, f"the judge check on {path} failed: {error}", system_info=system_info
+        )
+    return JudgeCheck(
+        True,
+        config.weight_repacking,
+        system_info=system_info,
+        load_seconds=result["load_seconds"],
+        prompt_tokens=result["prompt_tokens"],
+        completion_tokens=result["completion_tokens"],
+        seconds=result["seconds"],
+        answer=result["answer"],
+    )
 
 
 def check_with_fallback(path: Path, config: JudgeConfig, command: list[str] | None = None) -> list[JudgeCheck]:
@@ -114,21 +144,32 @@ def check_with_fallback(path: Path, config: JudgeConfig, command: list[str] | No
     if config.weight_repacking:
         attempts.append(check_judge(path, replace(config, weight_repacking=False), command))
     if not attempts[-1].ok and attempts[-1].crashed and check_judge(path, config, command, alone=True).ok:
-        attempts.append(JudgeCheck(False, config.weight_repacking, _clash_message(path), crashed=True,
-                                   system_info=attempts[0].system_info))
+        attempts.append(
+            JudgeCheck(
+                False, config.weight_repacking, _clash_message(path), crashed=True, system_info=attempts[0].system_info
+            )
+        )
     return attempts
 
 
-def ensure_judge_runs(path: Path, judge_sha256: str, config: JudgeConfig, trust_remembered: bool = True,
-                      command: list[str] | None = None) -> JudgeConfig:
+def ensure_judge_runs(
+    path: Path, judge_sha256: str, config: JudgeConfig, trust_remembered: bool = True, command: list[str] | None = None
+) -> JudgeConfig:
     """The settings to load the judge with in-process; raises JudgeCrashError when no setting runs.
 
     Loud about a fallback: the speed without repacked weights differs by CPU (benchmarks/judge_speed.py).
     """
     from localeval.judge.system import cpu, llama_build
 
-    key_parts = [_CHECK_VERSION, judge_sha256, config.n_gpu_layers, config.weight_repacking,
-                 llama_build().identity(), cpu().model, sorted(cpu().flags)]
+    key_parts = [
+        _CHECK_VERSION,
+        judge_sha256,
+        config.n_gpu_layers,
+        config.weight_repacking,
+        llama_build().identity(),
+        cpu().model,
+        sorted(cpu().flags),
+    ]
     remembered = _remembered(key_parts) if trust_remembered else None
     if remembered is None:
         attempts = check_with_fallback(path, config, command)
@@ -137,8 +178,12 @@ def ensure_judge_runs(path: Path, judge_sha256: str, config: JudgeConfig, trust_
         remembered = {"weight_repacking": attempts[-1].weight_repacking, "problem": attempts[0].problem}
         _remember(key_parts, remembered)
     if config.weight_repacking and not remembered["weight_repacking"]:
-        log.warning("%s. The judge runs without llama.cpp's repacked weights instead, which is slower on "
-                    "most CPUs; to fix it, %s.", remembered["problem"], REBUILD)
+        log.warning(
+            "%s. The judge runs without llama.cpp's repacked weights instead, which is slower on "
+            "most CPUs; to fix it, %s.",
+            remembered["problem"],
+            REBUILD,
+        )
     return replace(config, weight_repacking=remembered["weight_repacking"])
 
 
@@ -157,11 +202,15 @@ def _crash_message(path: Path, signum: int, system_info: str, stderr: str, stage
     if stage == _TORCH_STAGE:
         hint = _CLASH_HINT.format(libllama=_libllama())
     elif signum == signal.SIGILL:
-        hint = ("this llama-cpp-python was compiled for CPU instructions this CPU lacks, for instance on "
-                f"another machine: {REBUILD}")
+        hint = (
+            "this llama-cpp-python was compiled for CPU instructions this CPU lacks, for instance on "
+            f"another machine: {REBUILD}"
+        )
     elif "AMX_INT8 = 1" in system_info:
-        hint = ("this llama-cpp-python uses llama.cpp's AMX backend, which crashes on some CPUs "
-                f"(ggml-org/llama.cpp#20824); scripts/setup.sh builds without it: {REBUILD}")
+        hint = (
+            "this llama-cpp-python uses llama.cpp's AMX backend, which crashes on some CPUs "
+            f"(ggml-org/llama.cpp#20824); scripts/setup.sh builds without it: {REBUILD}"
+        )
     else:
         hint = REBUILD
     detail = _tail(stderr)
@@ -169,8 +218,10 @@ def _crash_message(path: Path, signum: int, system_info: str, stderr: str, stage
 
 
 def _clash_message(path: Path) -> str:
-    return (f"llama.cpp runs the judge {path} alone, but crashes in a process that has also loaded the native "
-            f"libraries localeval runs with (numpy, rapidfuzz, torch): {_CLASH_HINT.format(libllama=_libllama())}")
+    return (
+        f"llama.cpp runs the judge {path} alone, but crashes in a process that has also loaded the native "
+        f"libraries localeval runs with (numpy, rapidfuzz, torch): {_CLASH_HINT.format(libllama=_libllama())}"
+    )
 
 
 def _libllama() -> str:
@@ -237,14 +288,19 @@ def _child(request: dict[str, Any]) -> int:
     import llama_cpp
 
     from localeval.judge.gguf import GGUFJudge
+
     _emit({"system_info": llama_cpp.llama_print_system_info().decode("utf-8", errors="replace").strip()})
     if not request.get("alone"):
         _emit({"stage": "with localeval's modules loaded"})
         for library in RUN_LIBRARIES:
             importlib.import_module(library)
-    config = JudgeConfig(n_ctx=1024, n_threads=request["n_threads"], n_gpu_layers=request["n_gpu_layers"],
-                         weight_repacking=request["weight_repacking"],
-                         chat_template=Path(request["chat_template"]) if request["chat_template"] else None)
+    config = JudgeConfig(
+        n_ctx=1024,
+        n_threads=request["n_threads"],
+        n_gpu_layers=request["n_gpu_layers"],
+        weight_repacking=request["weight_repacking"],
+        chat_template=Path(request["chat_template"]) if request["chat_template"] else None,
+    )
     started = time.perf_counter()
     try:
         judge = GGUFJudge(Path(request["path"]), config)
@@ -256,9 +312,18 @@ def _child(request: dict[str, Any]) -> int:
     if not request.get("alone"):
         _emit({"stage": _TORCH_STAGE})
         importlib.import_module("torch")  # the embedders load it after the judge
-    _emit({"result": {"ok": True, "load_seconds": round(load_seconds, 3), "prompt_tokens": generation.prompt_tokens,
-                      "completion_tokens": generation.completion_tokens, "seconds": round(generation.seconds, 3),
-                      "answer": generation.text}})
+    _emit(
+        {
+            "result": {
+                "ok": True,
+                "load_seconds": round(load_seconds, 3),
+                "prompt_tokens": generation.prompt_tokens,
+                "completion_tokens": generation.completion_tokens,
+                "seconds": round(generation.seconds, 3),
+                "answer": generation.text,
+            }
+        }
+    )
     return 0
 
 

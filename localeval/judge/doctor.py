@@ -42,12 +42,19 @@ class Finding:
     status: str = INFO
 
 
-def diagnose(judge: str | None = None, config: JudgeConfig | None = None, embedders: bool = True,
-             check_command: list[str] | None = None) -> Iterator[Finding]:
+def diagnose(
+    judge: str | None = None,
+    config: JudgeConfig | None = None,
+    embedders: bool = True,
+    check_command: list[str] | None = None,
+) -> Iterator[Finding]:
     """Findings about this installation; the judge check last (`check_command` replaces its child in tests)."""
     config = config or JudgeConfig()
-    yield Finding("localeval", "version", f"localeval {_version('localeval')}, Python {platform.python_version()}, "
-                                          f"{platform.platform(terse=True)}")
+    yield Finding(
+        "localeval",
+        "version",
+        f"localeval {_version('localeval')}, Python {platform.python_version()}, {platform.platform(terse=True)}",
+    )
     yield from _cpu_findings()
     yield from _build_findings()
     statuses = model_statuses()
@@ -75,16 +82,25 @@ def _build_findings() -> Iterator[Finding]:
     if stamp is None:
         yield Finding("llama.cpp", "built by", "not by scripts/setup.sh: its build flags are unknown", INFO)
     elif stamp.get("cpu") != _cpu_identity():
-        yield Finding("llama.cpp", "built by", f"scripts/setup.sh, but on another CPU ({stamp.get('cpu', '?')[:60]}): "
-                                               f"{REBUILD}", WARN)
+        yield Finding(
+            "llama.cpp",
+            "built by",
+            f"scripts/setup.sh, but on another CPU ({stamp.get('cpu', '?')[:60]}): {REBUILD}",
+            WARN,
+        )
     else:
         flags = " ".join(part for part in (stamp.get("cmake_args"), f"CFLAGS={stamp.get('cflags', '')}") if part)
         yield Finding("llama.cpp", "built by", f"scripts/setup.sh for this CPU ({flags})", OK)
     yield Finding("llama.cpp", "system info", build.system_info)
     yield Finding("llama.cpp", "GPU offload", "yes" if build.gpu_offload else "no (a CPU build)")
     if build.uses_amx:
-        yield Finding("llama.cpp", "AMX backend", "compiled in; it crashes on some CPUs (ggml-org/llama.cpp#20824). "
-                                                  "If the judge check below crashes: " + REBUILD, WARN)
+        yield Finding(
+            "llama.cpp",
+            "AMX backend",
+            "compiled in; it crashes on some CPUs (ggml-org/llama.cpp#20824). "
+            "If the judge check below crashes: " + REBUILD,
+            WARN,
+        )
     else:
         yield Finding("llama.cpp", "AMX backend", "not compiled in", OK)
 
@@ -122,8 +138,12 @@ def _embedder_findings(statuses: list[ModelStatus]) -> Iterator[Finding]:
         except LocalevalError as error:
             yield Finding("embedders", status.entry.name, str(error), FAIL)
             continue
-        yield Finding("embedders", status.entry.name,
-                      f"{vectors.shape[1]}-d vectors, loaded and run in {time.perf_counter() - started:.1f} s", OK)
+        yield Finding(
+            "embedders",
+            status.entry.name,
+            f"{vectors.shape[1]}-d vectors, loaded and run in {time.perf_counter() - started:.1f} s",
+            OK,
+        )
 
 
 def _server_finding(url: str, config: JudgeConfig) -> Finding:
@@ -132,20 +152,32 @@ def _server_finding(url: str, config: JudgeConfig) -> Finding:
         judge = connect(url, config)
     except LocalevalError as error:
         return Finding("judge", url, str(error), FAIL)
-    found = (f"{judge.model} at {judge.base_url}, {judge.n_ctx}-token context; answers held to the step's schema "
-             f"by response_format {judge.schema_form}")
+    found = (
+        f"{judge.model} at {judge.base_url}, {judge.n_ctx}-token context; answers held to the step's schema "
+        f"by response_format {judge.schema_form}"
+    )
     if judge.logprobs:
         return Finding("judge", judge.model, f"{found}; P(supported) from its logprobs", OK)
-    return Finding("judge", judge.model, f"{found}; it returns no logprobs, so P(supported) is the written verdict "
-                                         "(0 or 1) and scores are coarser", WARN)
+    return Finding(
+        "judge",
+        judge.model,
+        f"{found}; it returns no logprobs, so P(supported) is the written verdict (0 or 1) and scores are coarser",
+        WARN,
+    )
 
 
-def _judge_findings(judge: str | None, statuses: list[ModelStatus], config: JudgeConfig,
-                    check_command: list[str] | None) -> Iterator[Finding]:
+def _judge_findings(
+    judge: str | None, statuses: list[ModelStatus], config: JudgeConfig, check_command: list[str] | None
+) -> Iterator[Finding]:
     name = judge or _installed_judge(statuses)
     if name is None:
-        yield Finding("judge", "judge", "no judge is installed: run scripts/setup.sh, or "
-                                        "`localeval models install NAME` (see `localeval models list`)", FAIL)
+        yield Finding(
+            "judge",
+            "judge",
+            "no judge is installed: run scripts/setup.sh, or "
+            "`localeval models install NAME` (see `localeval models list`)",
+            FAIL,
+        )
         return
     if is_server_url(name):
         yield _server_finding(name, config)
@@ -161,16 +193,23 @@ def _judge_findings(judge: str | None, statuses: list[ModelStatus], config: Judg
     if final.ok and len(attempts) == 1:
         yield Finding("judge", label, _generation_summary(final), OK)
     elif final.ok:
-        yield Finding("judge", label, f"{attempts[0].problem}. Without llama.cpp's repacked weights it runs "
-                                      f"({_generation_summary(final)}), and `localeval evaluate` falls back to that, "
-                                      "which is slower on most CPUs", WARN)
+        yield Finding(
+            "judge",
+            label,
+            f"{attempts[0].problem}. Without llama.cpp's repacked weights it runs "
+            f"({_generation_summary(final)}), and `localeval evaluate` falls back to that, "
+            "which is slower on most CPUs",
+            WARN,
+        )
     else:
         yield Finding("judge", label, explain_attempts(attempts).rstrip("."), FAIL)
 
 
 def _generation_summary(check: JudgeCheck) -> str:
-    return (f"generated {check.completion_tokens} tokens after a {check.prompt_tokens}-token prompt in "
-            f"{check.seconds:.2f} s (loaded in {check.load_seconds:.1f} s) in a child process: {check.answer}")
+    return (
+        f"generated {check.completion_tokens} tokens after a {check.prompt_tokens}-token prompt in "
+        f"{check.seconds:.2f} s (loaded in {check.load_seconds:.1f} s) in a child process: {check.answer}"
+    )
 
 
 def _installed_judge(statuses: list[ModelStatus]) -> str | None:

@@ -47,10 +47,15 @@ class GGUFJudge:
         try:
             with _weight_repacking(self.config.weight_repacking):
                 self._llm = GrammarCheckedLlama(
-                    model_path=str(self.path), n_ctx=self.config.n_ctx, n_threads=self.config.threads(),
-                    n_threads_batch=self.config.threads(), n_gpu_layers=self.config.n_gpu_layers,
-                    seed=self.config.seed, verbose=False,
-                    prompt_lookup=drafts)
+                    model_path=str(self.path),
+                    n_ctx=self.config.n_ctx,
+                    n_threads=self.config.threads(),
+                    n_threads_batch=self.config.threads(),
+                    n_gpu_layers=self.config.n_gpu_layers,
+                    seed=self.config.seed,
+                    verbose=False,
+                    prompt_lookup=drafts,
+                )
         except (ValueError, RuntimeError) as error:
             raise ModelFileError(f"llama.cpp could not load {self.path}: {error}") from None
         self.n_ctx = self._llm.n_ctx()
@@ -82,11 +87,16 @@ class GGUFJudge:
 
         perf = llama_cpp.llama_perf_context(self._llm._ctx.ctx)
         llm = self._llm
-        return JudgeTimings(perf.n_p_eval - llm.draft_tokens_checked, perf.t_p_eval_ms / 1000 - llm.draft_seconds,
-                            self._generated_tokens, self._call_seconds)
+        return JudgeTimings(
+            perf.n_p_eval - llm.draft_tokens_checked,
+            perf.t_p_eval_ms / 1000 - llm.draft_seconds,
+            self._generated_tokens,
+            self._call_seconds,
+        )
 
-    def generate(self, messages: list[Message], schema: dict[str, Any], max_tokens: int,
-                 seed: int, temperature: float) -> Generation:
+    def generate(
+        self, messages: list[Message], schema: dict[str, Any], max_tokens: int, seed: int, temperature: float
+    ) -> Generation:
         from llama_cpp import StoppingCriteriaList
 
         tokens, prefix_length = self.tokenizer.prompt_and_prefix(messages)
@@ -96,24 +106,35 @@ class GGUFJudge:
         reused = self._prefixes.prepare(tokens, prefix_length)
         self._llm.last_sampler = None
         deadline = None if self.config.timeout is None else _Deadline(started + self.config.timeout)
-        reply = self._llm.create_completion(prompt=tokens, max_tokens=max_tokens, temperature=temperature,
-                                            seed=seed, grammar=_grammar(json.dumps(schema)),
-                                            stopping_criteria=StoppingCriteriaList([deadline]) if deadline else None)
+        reply = self._llm.create_completion(
+            prompt=tokens,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            seed=seed,
+            grammar=_grammar(json.dumps(schema)),
+            stopping_criteria=StoppingCriteriaList([deadline]) if deadline else None,
+        )
         seconds = time.perf_counter() - started
         self._call_seconds += seconds
         self._generated_tokens += reply["usage"]["completion_tokens"]
         choice = reply["choices"][0]
         usage = reply["usage"]
         if deadline is not None and deadline.passed:
-            raise TimeoutError(f"no answer within the judge timeout of {self.config.timeout:g} s: stopped after "
-                               f"{seconds:.1f} s and {usage['completion_tokens']} tokens")
+            raise TimeoutError(
+                f"no answer within the judge timeout of {self.config.timeout:g} s: stopped after "
+                f"{seconds:.1f} s and {usage['completion_tokens']} tokens"
+            )
         sampler = self._llm.last_sampler
-        return Generation(text=choice["text"], prompt_tokens=usage["prompt_tokens"],
-                          completion_tokens=usage["completion_tokens"], seconds=seconds,
-                          reused_prompt_tokens=min(reused, len(tokens) - 1),  # the last one is always evaluated
-                          truncated=choice["finish_reason"] == "length",
-                          choice_probabilities=tuple(sampler.choice_probabilities.get("digit", ())) if sampler else (),
-                          yes_probabilities=tuple(sampler.choice_probabilities.get("word", ())) if sampler else ())
+        return Generation(
+            text=choice["text"],
+            prompt_tokens=usage["prompt_tokens"],
+            completion_tokens=usage["completion_tokens"],
+            seconds=seconds,
+            reused_prompt_tokens=min(reused, len(tokens) - 1),  # the last one is always evaluated
+            truncated=choice["finish_reason"] == "length",
+            choice_probabilities=tuple(sampler.choice_probabilities.get("digit", ())) if sampler else (),
+            yes_probabilities=tuple(sampler.choice_probabilities.get("word", ())) if sampler else (),
+        )
 
 
 class JudgeTokenizer:
@@ -123,9 +144,12 @@ class JudgeTokenizer:
         model = llm._model
         self._llm = llm
         self._control_texts = _control_texts(model)
-        self.template = ChatTemplate(_chat_template_source(llm, chat_template, path),
-                                     bos_token=model.token_get_text(model.token_bos()),
-                                     eos_token=model.token_get_text(model.token_eos()), origin=str(chat_template or path))
+        self.template = ChatTemplate(
+            _chat_template_source(llm, chat_template, path),
+            bos_token=model.token_get_text(model.token_bos()),
+            eos_token=model.token_get_text(model.token_eos()),
+            origin=str(chat_template or path),
+        )
 
     def prompt_tokens(self, messages: list[Message]) -> list[int]:
         """The template writes BOS and the turn markers itself; text in the messages never becomes one."""
@@ -172,8 +196,9 @@ def _chat_template_source(llm: Any, chat_template: Path | None, path: Path) -> s
             raise ModelFileError(f"Cannot read chat template {chat_template}: {error.strerror}") from None
     template = llm.metadata.get("tokenizer.chat_template")
     if not template:
-        raise ModelFileError(f"{path} has no chat template in its metadata; "
-                             "give one with --chat-template FILE (a Jinja chat template).")
+        raise ModelFileError(
+            f"{path} has no chat template in its metadata; give one with --chat-template FILE (a Jinja chat template)."
+        )
     return template
 
 
@@ -181,8 +206,11 @@ def _control_texts(model: Any) -> tuple[str, ...]:
     """The text of every token that tokenizing with special tokens on turns into one (as llama.cpp decides)."""
     import llama_cpp
 
-    special = llama_cpp.LLAMA_TOKEN_ATTR_CONTROL | llama_cpp.LLAMA_TOKEN_ATTR_USER_DEFINED | \
-        llama_cpp.LLAMA_TOKEN_ATTR_UNKNOWN
+    special = (
+        llama_cpp.LLAMA_TOKEN_ATTR_CONTROL
+        | llama_cpp.LLAMA_TOKEN_ATTR_USER_DEFINED
+        | llama_cpp.LLAMA_TOKEN_ATTR_UNKNOWN
+    )
     texts = (model.token_get_text(token) for token in range(model.n_vocab()) if model.token_get_attr(token) & special)
     return tuple(text for text in texts if text)
 
@@ -194,9 +222,11 @@ def check_gpu_offload(n_gpu_layers: int) -> None:
     if n_gpu_layers < -1:
         raise ConfigError(f"--gpu-layers {n_gpu_layers}: give a number of layers, 0 for none or -1 for all")
     if n_gpu_layers and not llama_build().gpu_offload:
-        raise ConfigError(f"--gpu-layers {n_gpu_layers}: this llama-cpp-python is a CPU build, with no GPU offload. "
-                          'Rebuild it for the GPU (CMAKE_ARGS="-DGGML_CUDA=on" scripts/setup.sh), '
-                          "or leave --gpu-layers out to run on the CPU.")
+        raise ConfigError(
+            f"--gpu-layers {n_gpu_layers}: this llama-cpp-python is a CPU build, with no GPU offload. "
+            'Rebuild it for the GPU (CMAKE_ARGS="-DGGML_CUDA=on" scripts/setup.sh), '
+            "or leave --gpu-layers out to run on the CPU."
+        )
 
 
 class _Deadline:

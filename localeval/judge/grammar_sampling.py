@@ -46,7 +46,7 @@ class Truncation:
         """
         finite = np.flatnonzero(np.isfinite(logits))  # a token the grammar rejects has a logit of -inf
         if 0 < self.top_k < finite.size:
-            finite = finite[np.argpartition(-logits[finite], self.top_k - 1)[:self.top_k]]
+            finite = finite[np.argpartition(-logits[finite], self.top_k - 1)[: self.top_k]]
         best = finite[np.argsort(-logits[finite], kind="stable")]
         kept = logits[best].astype(np.float64)
         if self.top_p < 1.0 and best.size:
@@ -93,10 +93,19 @@ class GrammarCheckedSampler:
     entry is the verdict's.
     """
 
-    def __init__(self, vocab: ctypes.c_void_p, grammar: LlamaGrammar, n_vocab: int, temperature: float, seed: int,
-                 choices: dict[str, BinaryChoice] | None = None, truncation: Truncation = Truncation()):
-        self._grammar = llama_cpp.llama_sampler_init_grammar(vocab, grammar._grammar.encode("utf-8"),
-                                                              grammar._root.encode("utf-8"))
+    def __init__(
+        self,
+        vocab: ctypes.c_void_p,
+        grammar: LlamaGrammar,
+        n_vocab: int,
+        temperature: float,
+        seed: int,
+        choices: dict[str, BinaryChoice] | None = None,
+        truncation: Truncation = Truncation(),
+    ):
+        self._grammar = llama_cpp.llama_sampler_init_grammar(
+            vocab, grammar._grammar.encode("utf-8"), grammar._root.encode("utf-8")
+        )
         if not self._grammar:
             raise ValueError("llama.cpp rejected the grammar built from the step's schema")
         self._n_vocab = n_vocab
@@ -135,7 +144,8 @@ class GrammarCheckedSampler:
 
     def _apply(self, data: ctypes.Array, size: int) -> None:
         candidates = llama_cpp.llama_token_data_array(
-            data=ctypes.cast(data, llama_cpp.llama_token_data_p), size=size, selected=-1, sorted=False)
+            data=ctypes.cast(data, llama_cpp.llama_token_data_p), size=size, selected=-1, sorted=False
+        )
         llama_cpp.llama_sampler_apply(self._grammar, ctypes.byref(candidates))
 
     def _choose(self, logits: np.ndarray) -> int:
@@ -193,24 +203,40 @@ class GrammarCheckedLlama(Llama):
         self._ctx.decode(self._batch)
         self.draft_seconds += time.perf_counter() - started
         self.draft_tokens_checked += len(tokens)
-        self.input_ids[self.n_tokens:self.n_tokens + len(tokens)] = tokens
+        self.input_ids[self.n_tokens : self.n_tokens + len(tokens)] = tokens
         self.n_tokens += len(tokens)
         self._requires_eval = False
 
-    def _init_sampler(self, *, temp: float = 0.8, grammar: LlamaGrammar | None = None, top_k: int = TOP_K,
-                      top_p: float = TOP_P, min_p: float = MIN_P, **kwargs):
+    def _init_sampler(
+        self,
+        *,
+        temp: float = 0.8,
+        grammar: LlamaGrammar | None = None,
+        top_k: int = TOP_K,
+        top_p: float = TOP_P,
+        min_p: float = MIN_P,
+        **kwargs,
+    ):
         self._checking_draft = False  # a new generation: no draft is pending
         self._open_draft = None
         if grammar is None:
             return super()._init_sampler(temp=temp, grammar=None, top_k=top_k, top_p=top_p, min_p=min_p, **kwargs)
-        self.last_sampler = GrammarCheckedSampler(self._model.vocab, grammar, self._n_vocab, temp, self._seed,
-                                                  self.binary_choices, Truncation(top_k, top_p, min_p))
+        self.last_sampler = GrammarCheckedSampler(
+            self._model.vocab,
+            grammar,
+            self._n_vocab,
+            temp,
+            self._seed,
+            self.binary_choices,
+            Truncation(top_k, top_p, min_p),
+        )
         return self.last_sampler
 
     @functools.cached_property
     def binary_choices(self) -> dict[str, BinaryChoice]:
         """The single tokens that read "0" or "1" ("digit") and "no" or "yes" ("word"), with or without a leading
         space, in this vocabulary; a choice whose tokens the vocabulary lacks is left out."""
+
         def single_tokens(text: str) -> tuple[int, ...]:
             found = (self.tokenize(t.encode(), add_bos=False, special=False) for t in (text, " " + text))
             return tuple(sorted({tokens[0] for tokens in found if len(tokens) == 1}))

@@ -35,7 +35,7 @@ class PrefixStates:
         """Make the KV cache start with tokens[:prefix_length] where that saves work; returns how many of the
         prompt's tokens the cache then holds that this call will not evaluate."""
         llm = self._llm
-        live = shared_prefix(llm.input_ids[:llm.n_tokens], tokens)
+        live = shared_prefix(llm.input_ids[: llm.n_tokens], tokens)
         if not worth_keeping(prefix_length, live) or self._budget <= 0:
             return live
         prefix = tuple(tokens[:prefix_length])
@@ -54,7 +54,7 @@ class PrefixStates:
         llm.n_tokens = 0
         if not llama_cpp.llama_state_seq_set_data(llm._ctx.ctx, state, len(state), SEQUENCE):
             return False
-        llm.input_ids[:len(prefix)] = prefix
+        llm.input_ids[: len(prefix)] = prefix
         llm.n_tokens = len(prefix)
         llm._requires_eval = True  # the logits are not the prefix's last token's: generate() evaluates on from here
         return True

@@ -38,5 +38,5 @@ def draft(tokens: np.ndarray, max_ngram: int, min_ngram: int, max_draft: int) ->
         matches = np.flatnonzero((windows == tail).all(axis=1))
         if matches.size:
             start = int(matches[-1]) + n
-            return tokens[start:start + max_draft].copy()
+            return tokens[start : start + max_draft].copy()
     return tokens[:0].copy()

@@ -12,9 +12,17 @@ from localeval.errors import ConfigError
 from localeval.judge.chat_template import Message
 
 # The judge options as users name them (CLI flags, API keywords) and the JudgeConfig field each sets.
-USER_OPTIONS = {"n_ctx": "n_ctx", "threads": "n_threads", "gpu_layers": "n_gpu_layers", "seed": "seed",
-                "temperature": "temperature", "chat_template": "chat_template", "timeout": "timeout",
-                "draft_tokens": "draft_tokens", "api_key_env": "api_key_env"}
+USER_OPTIONS = {
+    "n_ctx": "n_ctx",
+    "threads": "n_threads",
+    "gpu_layers": "n_gpu_layers",
+    "seed": "seed",
+    "temperature": "temperature",
+    "chat_template": "chat_template",
+    "timeout": "timeout",
+    "draft_tokens": "draft_tokens",
+    "api_key_env": "api_key_env",
+}
 
 
 @dataclass(frozen=True)
@@ -47,8 +55,9 @@ class JudgeConfig:
         """The settings from the options users give: the CLI's flags and the API's keywords share these names
         (USER_OPTIONS); an option left as None keeps its default."""
         if unknown := sorted(set(options) - set(USER_OPTIONS)):
-            raise ConfigError(f"Unknown judge option(s): {', '.join(unknown)}; judge options: "
-                              f"{', '.join(USER_OPTIONS)}.")
+            raise ConfigError(
+                f"Unknown judge option(s): {', '.join(unknown)}; judge options: {', '.join(USER_OPTIONS)}."
+            )
         values = {USER_OPTIONS[name]: value for name, value in options.items() if value is not None}
         if values.get("chat_template"):
             values["chat_template"] = Path(values["chat_template"])
@@ -96,9 +105,9 @@ class JudgeBackend(Protocol):
 
     n_ctx: int
 
-    def generate(self, messages: list[Message], schema: dict[str, Any], max_tokens: int,
-                 seed: int, temperature: float) -> Generation: ...
-
+    def generate(
+        self, messages: list[Message], schema: dict[str, Any], max_tokens: int, seed: int, temperature: float
+    ) -> Generation: ...
 
 
 @dataclass(frozen=True)

@@ -73,10 +73,12 @@ class ServerJudge:
         """What the call cache knows this judge by: where it is served and which model answers."""
         return f"{self.base_url}#{self.model}"
 
-    def generate(self, messages: list[Message], schema: dict[str, Any], max_tokens: int,
-                 seed: int, temperature: float) -> Generation:
-        request = _chat_request(self.model, messages, schema, self.schema_form, max_tokens, seed, temperature,
-                                self.logprobs)
+    def generate(
+        self, messages: list[Message], schema: dict[str, Any], max_tokens: int, seed: int, temperature: float
+    ) -> Generation:
+        request = _chat_request(
+            self.model, messages, schema, self.schema_form, max_tokens, seed, temperature, self.logprobs
+        )
         started = time.perf_counter()
         try:
             reply = _post(self.base_url + "/chat/completions", request, self.api_key, self.timeout)
@@ -93,20 +95,33 @@ class ServerJudge:
         usage = reply.get("usage") or {}
         digits, words = verdict_probabilities((choice.get("logprobs") or {}).get("content") or [])
         cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0
-        return Generation(text=text, prompt_tokens=int(usage.get("prompt_tokens") or 0),
-                          completion_tokens=int(usage.get("completion_tokens") or 0), seconds=seconds,
-                          truncated=choice.get("finish_reason") == "length", choice_probabilities=digits,
-                          yes_probabilities=words, reused_prompt_tokens=int(cached))
+        return Generation(
+            text=text,
+            prompt_tokens=int(usage.get("prompt_tokens") or 0),
+            completion_tokens=int(usage.get("completion_tokens") or 0),
+            seconds=seconds,
+            truncated=choice.get("finish_reason") == "length",
+            choice_probabilities=digits,
+            yes_probabilities=words,
+            reused_prompt_tokens=int(cached),
+        )
 
     def close(self) -> None:
         """Nothing is held between calls."""
 
     def manifest(self) -> dict[str, Any]:
         """The judge as a run's manifest records it; the API key never appears."""
-        return {"url": self.base_url, "name": self.model, "sha256": server_model_sha256(self.model),
-                "chat_template": "applied by the server", "chat_template_sha256": "",
-                "server": {"schema_form": self.schema_form,
-                           "probabilities": "logprobs" if self.logprobs else "written verdict"}}
+        return {
+            "url": self.base_url,
+            "name": self.model,
+            "sha256": server_model_sha256(self.model),
+            "chat_template": "applied by the server",
+            "chat_template_sha256": "",
+            "server": {
+                "schema_form": self.schema_form,
+                "probabilities": "logprobs" if self.logprobs else "written verdict",
+            },
+        }
 
 
 def server_model_sha256(model: str) -> str:
@@ -144,23 +159,31 @@ def connect(url: str, config: JudgeConfig) -> ServerJudge:
         listed = _get(base_url + "/models", api_key, timeout)
     except ServerError as error:
         if error.status != 404 or model is None:
-            raise ConfigError(f"The judge server at {base_url} refused to list its models: {_describe(error)}. "
-                              "Check the URL (it ends with the server's OpenAI API prefix, usually /v1) and the "
-                              "API key (--judge-api-key-env).") from None
+            raise ConfigError(
+                f"The judge server at {base_url} refused to list its models: {_describe(error)}. "
+                "Check the URL (it ends with the server's OpenAI API prefix, usually /v1) and the "
+                "API key (--judge-api-key-env)."
+            ) from None
         listed = {}  # a server with no /models: the model named after '#' is taken on trust
     except OSError as error:
-        raise ConfigError(f"Could not reach the judge server at {base_url}: {_describe(error)}. Check that it is "
-                          "running and that the URL ends with the server's OpenAI API prefix (usually /v1).") from None
+        raise ConfigError(
+            f"Could not reach the judge server at {base_url}: {_describe(error)}. Check that it is "
+            "running and that the URL ends with the server's OpenAI API prefix (usually /v1)."
+        ) from None
     models = {entry.get("id"): entry for entry in listed.get("data") or [] if isinstance(entry, dict)}
     if model is None:
         if len(models) != 1:
             served = ", ".join(sorted(map(str, models))) or "none"
-            raise ConfigError(f"The judge server at {base_url} serves {len(models)} models ({served}): name one "
-                              f"after a '#', e.g. --judge '{base_url}#{next(iter(models), 'MODEL')}'.")
+            raise ConfigError(
+                f"The judge server at {base_url} serves {len(models)} models ({served}): name one "
+                f"after a '#', e.g. --judge '{base_url}#{next(iter(models), 'MODEL')}'."
+            )
         model = str(next(iter(models)))
     elif models and model not in models:
-        raise ConfigError(f"The judge server at {base_url} does not serve '{model}'; it serves: "
-                          f"{', '.join(sorted(map(str, models)))}.")
+        raise ConfigError(
+            f"The judge server at {base_url} does not serve '{model}'; it serves: "
+            f"{', '.join(sorted(map(str, models)))}."
+        )
     n_ctx = _served_context(base_url, models.get(model) or {}, api_key, timeout) or config.n_ctx
     form, logprobs = _probe(base_url, model, api_key, timeout)
     return ServerJudge(base_url, model, n_ctx, form, logprobs, timeout, api_key)
@@ -172,8 +195,10 @@ def _split(url: str) -> tuple[str, str | None]:
     if not parts.hostname:
         raise ConfigError(f"--judge {url}: a server judge needs a URL like http://HOST:PORT/v1")
     if parts.username or parts.password:
-        raise ConfigError("--judge: put the server's API key in an environment variable and name it with "
-                          "--judge-api-key-env, not in the URL (the URL is recorded in the run's manifest).")
+        raise ConfigError(
+            "--judge: put the server's API key in an environment variable and name it with "
+            "--judge-api-key-env, not in the URL (the URL is recorded in the run's manifest)."
+        )
     base = urllib.parse.urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/"), parts.query, ""))
     return base, urllib.parse.unquote(parts.fragment) or None
 
@@ -189,8 +214,11 @@ def _api_key(env_name: str | None) -> str | None:
 
 def _probe(base_url: str, model: str, api_key: str | None, timeout: float) -> tuple[str, bool]:
     """The first schema form the server enforces, and whether it returns logprobs with it."""
-    schema = {"type": "object", "properties": {"check": {"type": "string", "enum": [_PROBE_ANSWER]}},
-              "required": ["check"]}
+    schema = {
+        "type": "object",
+        "properties": {"check": {"type": "string", "enum": [_PROBE_ANSWER]}},
+        "required": ["check"],
+    }
     messages = [{"role": "user", "content": "Reply with an empty JSON object: {}"}]
     tried = []
     for form in SCHEMA_FORMS:
@@ -209,10 +237,12 @@ def _probe(base_url: str, model: str, api_key: str | None, timeout: float) -> tu
                 return form, logprobs and bool((choice.get("logprobs") or {}).get("content"))
             tried.append(f"{form}: answered outside the schema")
             break  # the form was taken but not enforced: logprobs would not change that
-    raise ConfigError(f"The judge server at {base_url} does not constrain answers to a JSON schema, so its answers "
-                      f"could not be trusted to parse ({'; '.join(tried)}). localeval needs a server that enforces "
-                      "response_format json_schema (llama.cpp's llama-server, vLLM, Ollama 0.5 or later) or "
-                      "json_object with a schema (llama-cpp-python's server).")
+    raise ConfigError(
+        f"The judge server at {base_url} does not constrain answers to a JSON schema, so its answers "
+        f"could not be trusted to parse ({'; '.join(tried)}). localeval needs a server that enforces "
+        "response_format json_schema (llama.cpp's llama-server, vLLM, Ollama 0.5 or later) or "
+        "json_object with a schema (llama-cpp-python's server)."
+    )
 
 
 def _served_context(base_url: str, listed: dict[str, Any], api_key: str | None, timeout: float) -> int | None:
@@ -229,16 +259,31 @@ def _served_context(base_url: str, listed: dict[str, Any], api_key: str | None, 
     return n_ctx if isinstance(n_ctx, int) and n_ctx > 0 else None
 
 
-def _chat_request(model: str, messages: list[Message], schema: dict[str, Any], form: str, max_tokens: int,
-                  seed: int, temperature: float, logprobs: bool) -> dict[str, Any]:
+def _chat_request(
+    model: str,
+    messages: list[Message],
+    schema: dict[str, Any],
+    form: str,
+    max_tokens: int,
+    seed: int,
+    temperature: float,
+    logprobs: bool,
+) -> dict[str, Any]:
     request: dict[str, Any] = {
-        "model": model, "messages": messages, "max_tokens": max_tokens, "temperature": temperature, "seed": seed,
+        "model": model,
+        "messages": messages,
+        "max_tokens": max_tokens,
+        "temperature": temperature,
+        "seed": seed,
         # llama.cpp servers read these two; the GGUF judge applies no repetition penalty
-        "repeat_penalty": 1.0, "stream": False,
+        "repeat_penalty": 1.0,
+        "stream": False,
     }
     if form == "json_schema":
-        request["response_format"] = {"type": "json_schema",
-                                      "json_schema": {"name": "answer", "schema": schema, "strict": True}}
+        request["response_format"] = {
+            "type": "json_schema",
+            "json_schema": {"name": "answer", "schema": schema, "strict": True},
+        }
     else:
         request["response_format"] = {"type": "json_object", "schema": schema}
     if logprobs:

@@ -26,8 +26,18 @@ _FORMAT = 1
 # (file size in bytes, prompt tokens/s, generated tokens/s), by the judge file's sha256.
 _DEFAULT_CPU = "a 2-core CPU, 2 threads"
 _DEFAULTS = {
-    "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046": ("Qwen2.5-Coder-1.5B Q4_K_M", 1117320768, 145.0, 33.0),
-    "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32": ("Qwen2.5-Coder-0.5B Q4_K_M", 491400064, 280.0, 59.0),
+    "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046": (
+        "Qwen2.5-Coder-1.5B Q4_K_M",
+        1117320768,
+        145.0,
+        33.0,
+    ),
+    "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32": (
+        "Qwen2.5-Coder-0.5B Q4_K_M",
+        491400064,
+        280.0,
+        59.0,
+    ),
 }
 # A smaller file is faster only so far: sampling under the grammar costs the same per token. SmolLM2-135M (a
 # tenth of the 1.5B file) measured 133 prompt and 40 generated tokens/s in a run here (1 thread, a busy 2-core
@@ -63,8 +73,11 @@ def measured(timings: JudgeTimings) -> Speeds | None:
     plus sampling under the grammar), so the two together give back the time the run took.
     """
     generating = timings.call_seconds - timings.prompt_seconds
-    if min(timings.prompt_tokens, timings.generated_tokens) < MIN_TOKENS or timings.prompt_seconds <= 0 \
-            or generating <= 0:
+    if (
+        min(timings.prompt_tokens, timings.generated_tokens) < MIN_TOKENS
+        or timings.prompt_seconds <= 0
+        or generating <= 0
+    ):
         return None
     return Speeds(timings.prompt_tokens / timings.prompt_seconds, timings.generated_tokens / generating)
 
@@ -73,8 +86,14 @@ def remember(key: SpeedKey, speeds: Speeds, path: Path | None = None) -> None:
     """Store the speeds under their key, replacing older figures. Best effort: a read-only cache costs nothing."""
     path = path or cache_dir() / SPEEDS_FILE
     entries = [entry for entry in _entries(path) if entry.get("key") != asdict(key)]
-    entries.append({"key": asdict(key), "prompt": round(speeds.prompt, 2), "generated": round(speeds.generated, 2),
-                    "measured": datetime.now(timezone.utc).isoformat(timespec="seconds")})
+    entries.append(
+        {
+            "key": asdict(key),
+            "prompt": round(speeds.prompt, 2),
+            "generated": round(speeds.generated, 2),
+            "measured": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        }
+    )
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
@@ -89,14 +108,22 @@ def speeds_for(key: SpeedKey, judge_size: int, path: Path | None = None) -> Know
     entries = _entries(path or cache_dir() / SPEEDS_FILE)
     exact = [entry for entry in entries if entry.get("key") == asdict(key)]
     if exact:
-        return _stored(exact[-1], f"measured in this machine's last run of this judge ({exact[-1].get('measured', '?')})")
-    near = [entry for entry in entries
-            if entry["key"].get("judge_sha256") == key.judge_sha256 and entry["key"].get("cpu") == key.cpu]
+        return _stored(
+            exact[-1], f"measured in this machine's last run of this judge ({exact[-1].get('measured', '?')})"
+        )
+    near = [
+        entry
+        for entry in entries
+        if entry["key"].get("judge_sha256") == key.judge_sha256 and entry["key"].get("cpu") == key.cpu
+    ]
     if near:
         other = near[-1]["key"]
-        return _stored(near[-1], f"measured in a run of this judge on this CPU with {other.get('threads')} threads and "
-                                 f"{other.get('n_gpu_layers')} GPU layers ({near[-1].get('measured', '?')}); "
-                                 f"this run: {key.threads} threads, {key.n_gpu_layers} GPU layers")
+        return _stored(
+            near[-1],
+            f"measured in a run of this judge on this CPU with {other.get('threads')} threads and "
+            f"{other.get('n_gpu_layers')} GPU layers ({near[-1].get('measured', '?')}); "
+            f"this run: {key.threads} threads, {key.n_gpu_layers} GPU layers",
+        )
     known = default_speeds(key.judge_sha256, judge_size)
     if key.n_gpu_layers:
         return KnownSpeeds(known.speeds, known.source + "; CPU figures, though this run offloads layers to the GPU")
@@ -107,16 +134,20 @@ def default_speeds(judge_sha256: str, judge_size: int) -> KnownSpeeds:
     """Figures measured on a 2-core CPU: for a known judge its own, else the 1.5B judge's scaled by file size."""
     if judge_sha256 in _DEFAULTS:
         name, _, prompt, generated = _DEFAULTS[judge_sha256]
-        return KnownSpeeds(Speeds(prompt, generated),
-                           f"default speeds for {name} on {_DEFAULT_CPU} (no run of this judge stored here yet)")
+        return KnownSpeeds(
+            Speeds(prompt, generated),
+            f"default speeds for {name} on {_DEFAULT_CPU} (no run of this judge stored here yet)",
+        )
     name, size, prompt, generated = _REFERENCE
     scale = size / max(judge_size, 1)
     capped = scale > MAX_SCALE
     scale = min(scale, MAX_SCALE)
-    return KnownSpeeds(Speeds(prompt * scale, generated * scale),
-                       f"default speeds for {name} on {_DEFAULT_CPU}, scaled by file size for this judge "
-                       f"({judge_size / 1e9:.2f} GB against {size / 1e9:.2f} GB"
-                       f"{f', at most {MAX_SCALE:g} times as fast' if capped else ''}; no run of it stored here yet)")
+    return KnownSpeeds(
+        Speeds(prompt * scale, generated * scale),
+        f"default speeds for {name} on {_DEFAULT_CPU}, scaled by file size for this judge "
+        f"({judge_size / 1e9:.2f} GB against {size / 1e9:.2f} GB"
+        f"{f', at most {MAX_SCALE:g} times as fast' if capped else ''}; no run of it stored here yet)",
+    )
 
 
 def _stored(entry: dict[str, Any], source: str) -> KnownSpeeds:
@@ -131,6 +162,13 @@ def _entries(path: Path) -> list[dict[str, Any]]:
         return []
     if not isinstance(data, dict) or data.get("format") != _FORMAT or not isinstance(data.get("entries"), list):
         return []
-    return [entry for entry in data["entries"] if isinstance(entry, dict) and isinstance(entry.get("key"), dict)
-            and isinstance(entry.get("prompt"), (int, float)) and isinstance(entry.get("generated"), (int, float))
-            and entry["prompt"] > 0 and entry["generated"] > 0]
+    return [
+        entry
+        for entry in data["entries"]
+        if isinstance(entry, dict)
+        and isinstance(entry.get("key"), dict)
+        and isinstance(entry.get("prompt"), (int, float))
+        and isinstance(entry.get("generated"), (int, float))
+        and entry["prompt"] > 0
+        and entry["generated"] > 0
+    ]

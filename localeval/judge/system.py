@@ -12,9 +12,28 @@ from pathlib import Path
 from typing import Any
 
 # The CPU features llama.cpp's x86 kernels are built for, in the order people know them.
-SIMD_FLAGS = ("sse4_2", "avx", "avx2", "fma", "f16c", "bmi2", "avx_vnni", "avx512f", "avx512bw", "avx512vl",
-              "avx512_vbmi", "avx512_vnni", "avx512_bf16", "avx512_fp16", "amx_tile", "amx_int8", "amx_bf16",
-              "asimd", "sve", "i8mm")
+SIMD_FLAGS = (
+    "sse4_2",
+    "avx",
+    "avx2",
+    "fma",
+    "f16c",
+    "bmi2",
+    "avx_vnni",
+    "avx512f",
+    "avx512bw",
+    "avx512vl",
+    "avx512_vbmi",
+    "avx512_vnni",
+    "avx512_bf16",
+    "avx512_fp16",
+    "amx_tile",
+    "amx_int8",
+    "amx_bf16",
+    "asimd",
+    "sve",
+    "i8mm",
+)
 BUILD_STAMP = "localeval-llama-build.json"  # written into the environment by scripts/install_llama_cpp.py
 
 

@@ -9,8 +9,12 @@ from localeval.metrics.scoring import mean
 from localeval.steps import Call
 
 
-@metric("answer_completeness", required=("user_input", "response"),
-        steps=("question_parts", "part_answered", "response_focus"), models=("judge",))
+@metric(
+    "answer_completeness",
+    required=("user_input", "response"),
+    steps=("question_parts", "part_answered", "response_focus"),
+    models=("judge",),
+)
 def answer_completeness(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS) -> MetricProgram:
     """coverage × focus: the expected share of the question's parts answered, times the expected share of
     the response's sentences that tell something the question asks for.
@@ -27,18 +31,26 @@ def answer_completeness(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS
         return Score.nan("no_question_parts")
     sentences = split_sentences(sample.response)  # never empty: a blank response is a missing field
     groups = in_groups(sentences)
-    outputs = yield ([Call.of("part_answered", user_input=sample.user_input, part=part, response=sample.response)
-                      for part in parts]
-                     + [Call.of("response_focus", user_input=sample.user_input, sentences=g) for g in groups])
-    verdicts, marked = outputs[:len(parts)], outputs[len(parts):]
+    outputs = yield (
+        [Call.of("part_answered", user_input=sample.user_input, part=part, response=sample.response) for part in parts]
+        + [Call.of("response_focus", user_input=sample.user_input, sentences=g) for g in groups]
+    )
+    verdicts, marked = outputs[: len(parts)], outputs[len(parts) :]
     answered = [v.p for v in verdicts]
     on_question = [p for m in marked for p in m.p]
     coverage, focus = mean(answered), mean(on_question)
-    return Score(coverage * focus, evidence={
-        "coverage": round(coverage, 4), "focus": round(focus, 4),
-        "off_question": [s for s, p in zip(sentences, on_question) if p < 0.5],
-        "parts": [{"part": part, "answered": round(p, 4), "verdict": v.verdict, "reason": v.reason}
-                  for part, p, v in zip(parts, answered, verdicts)]})
+    return Score(
+        coverage * focus,
+        evidence={
+            "coverage": round(coverage, 4),
+            "focus": round(focus, 4),
+            "off_question": [s for s, p in zip(sentences, on_question) if p < 0.5],
+            "parts": [
+                {"part": part, "answered": round(p, 4), "verdict": v.verdict, "reason": v.reason}
+                for part, p, v in zip(parts, answered, verdicts)
+            ],
+        },
+    )
 
 
 def distinct(parts: list[str]) -> list[str]:

@@ -24,8 +24,12 @@ def answer_relevancy(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS) -
     texts = [q.question for q in generated]
     vectors = yield Embed((sample.user_input, *texts))
     cosines = [unit_interval(float(np.dot(vectors[0], v))) for v in vectors[1:]]
-    evidence = {"questions": [{"question": q.question, "noncommittal": q.noncommittal, "cosine": round(c, 4)}
-                              for q, c in zip(generated, cosines)]}
+    evidence = {
+        "questions": [
+            {"question": q.question, "noncommittal": q.noncommittal, "cosine": round(c, 4)}
+            for q, c in zip(generated, cosines)
+        ]
+    }
     if all(q.noncommittal for q in generated):
         return Score(0.0, evidence=evidence)
     value = mean(cosines)

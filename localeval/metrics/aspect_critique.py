@@ -19,17 +19,37 @@ def critique_metric(criterion: str) -> Metric:
         definition = options.criterion(criterion)
         # Votes 1..n each get their own seed at the vote temperature, so they are real independent samples;
         # a vote's verdict is the judge's likelier answer after the reason it drew (CritiqueAnswer.verdict).
-        votes = yield [Call.of("critique", vote=vote, criterion=definition, user_input=sample.user_input or "",
-                               retrieved_contexts=list(sample.retrieved_contexts or ()), response=sample.response)
-                       for vote in range(1, options.strictness + 1)]
+        votes = yield [
+            Call.of(
+                "critique",
+                vote=vote,
+                criterion=definition,
+                user_input=sample.user_input or "",
+                retrieved_contexts=list(sample.retrieved_contexts or ()),
+                response=sample.response,
+            )
+            for vote in range(1, options.strictness + 1)
+        ]
         verdicts = [v.verdict for v in votes]
-        return Score(float(majority(verdicts)), evidence={
-            "criterion": definition, "votes": [{"verdict": v.verdict, "reason": v.reason} for v in votes]})
+        return Score(
+            float(majority(verdicts)),
+            evidence={"criterion": definition, "votes": [{"verdict": v.verdict, "reason": v.reason} for v in votes]},
+        )
 
-    description = (f"1 when most of `strictness` votes (independent seeds, temperature > 0) say the response "
-                   f"meets the criterion '{criterion}', else 0.")
-    return Metric(f"{PREFIX}{criterion}", ("response",), ("critique",), ("judge",), (0.0, 1.0), description, compute,
-                  optional=("user_input", "retrieved_contexts"))
+    description = (
+        f"1 when most of `strictness` votes (independent seeds, temperature > 0) say the response "
+        f"meets the criterion '{criterion}', else 0."
+    )
+    return Metric(
+        f"{PREFIX}{criterion}",
+        ("response",),
+        ("critique",),
+        ("judge",),
+        (0.0, 1.0),
+        description,
+        compute,
+        optional=("user_input", "retrieved_contexts"),
+    )
 
 
 for _name in BUILT_IN_CRITERIA:

@@ -64,9 +64,15 @@ class Metric:
 METRICS: dict[str, Metric] = {}
 
 
-def metric(name: str, *, required: tuple[str, ...], steps: tuple[str, ...] = (), models: tuple[str, ...] = (),
-           score_range: tuple[float, float] = (0.0, 1.0),
-           optional: tuple[str, ...] = ()) -> Callable[[Compute], Metric]:
+def metric(
+    name: str,
+    *,
+    required: tuple[str, ...],
+    steps: tuple[str, ...] = (),
+    models: tuple[str, ...] = (),
+    score_range: tuple[float, float] = (0.0, 1.0),
+    optional: tuple[str, ...] = (),
+) -> Callable[[Compute], Metric]:
     """Declare a metric; its docstring's first line is its description."""
 
     def register(compute: Compute) -> Metric:

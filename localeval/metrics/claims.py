@@ -135,7 +135,7 @@ def claims_of_both(sample: Sample) -> MetricProgram:
     response = statement_calls(sample.user_input, sample.response)
     reference = statement_calls(sample.user_input, sample.reference)
     outputs = (yield response + reference) if response or reference else []
-    return _claims(response, outputs[:len(response)]), _claims(reference, outputs[len(response):])
+    return _claims(response, outputs[: len(response)]), _claims(reference, outputs[len(response) :])
 
 
 def judged(checks: Sequence[tuple[Sequence[str], Claim]], options: MetricOptions) -> MetricProgram:
@@ -144,17 +144,24 @@ def judged(checks: Sequence[tuple[Sequence[str], Claim]], options: MetricOptions
     The judge reads every passage, or only the claim's evidence sentences (options.evidence_sentences).
     """
     indexed = {key: Passages(key) for key in dict.fromkeys(tuple(passages) for passages, _ in checks)}
-    found = [find_evidence(claim.statement, indexed[tuple(passages)], options.evidence_sentences or 3)
-             for passages, claim in checks]
-    shown = [list(evidence.sentences) if options.evidence_sentences else list(passages)
-             for evidence, (passages, _) in zip(found, checks)]
+    found = [
+        find_evidence(claim.statement, indexed[tuple(passages)], options.evidence_sentences or 3)
+        for passages, claim in checks
+    ]
+    shown = [
+        list(evidence.sentences) if options.evidence_sentences else list(passages)
+        for evidence, (passages, _) in zip(found, checks)
+    ]
     verdicts = (yield [support(texts, claim.statement) for texts, (_, claim) in zip(shown, checks)]) if checks else []
-    return [support_of(claim, verdict, evidence, indexed[tuple(passages)], options.calibration())
-            for (passages, claim), verdict, evidence in zip(checks, verdicts, found)]
+    return [
+        support_of(claim, verdict, evidence, indexed[tuple(passages)], options.calibration())
+        for (passages, claim), verdict, evidence in zip(checks, verdicts, found)
+    ]
 
 
-def supported_share(user_input: str | None, text: str, contexts: Sequence[str] | None, evidence_key: str,
-                    options: MetricOptions) -> MetricProgram:
+def supported_share(
+    user_input: str | None, text: str, contexts: Sequence[str] | None, evidence_key: str, options: MetricOptions
+) -> MetricProgram:
     """Expected share of the text's statements that the contexts support: the mean of P(supported).
 
     Used by faithfulness (the response) and context_recall (the reference).
@@ -169,17 +176,28 @@ def supported_share(user_input: str | None, text: str, contexts: Sequence[str] |
     return Score(sum(s.p for s in supports) / len(supports), evidence={evidence_key: [s.row for s in supports]})
 
 
-def support_of(claim: Claim, verdict: SupportVerdict, evidence: Evidence, passages: Passages,
-               calibration: Calibration) -> Support:
+def support_of(
+    claim: Claim, verdict: SupportVerdict, evidence: Evidence, passages: Passages, calibration: Calibration
+) -> Support:
     """P(supported), and the row that shows why: the verdict at 0.5, the judge's own view, the evidence."""
     judge_p = verdict.p
     numbers = uncovered_numbers(claim.statement, passages)
     sentence_coverage = coverage(claim.sentence, passages)
     signals = Signals(judge_p, evidence.context_coverage, evidence.coverage, sentence_coverage, len(numbers))
     p = calibration.p_supported(signals)
-    return Support(p, {"statement": claim.statement, "sentence": claim.sentence, "p": round(p, 6),
-                       "verdict": int(p >= 0.5), "judge_p": round(judge_p, 6), "judge_verdict": verdict.verdict,
-                       "evidence": list(evidence.sentences),
-                       "coverage": round(evidence.context_coverage, 4),
-                       "evidence_coverage": round(evidence.coverage, 4),
-                       "sentence_coverage": round(sentence_coverage, 4), "uncovered_numbers": numbers})
+    return Support(
+        p,
+        {
+            "statement": claim.statement,
+            "sentence": claim.sentence,
+            "p": round(p, 6),
+            "verdict": int(p >= 0.5),
+            "judge_p": round(judge_p, 6),
+            "judge_verdict": verdict.verdict,
+            "evidence": list(evidence.sentences),
+            "coverage": round(evidence.context_coverage, 4),
+            "evidence_coverage": round(evidence.coverage, 4),
+            "sentence_coverage": round(sentence_coverage, 4),
+            "uncovered_numbers": numbers,
+        },
+    )

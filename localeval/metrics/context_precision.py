@@ -20,25 +20,37 @@ def _ranked_usefulness(sample: Sample, answer: str) -> MetricProgram:
     ranks = [i for i, c in enumerate(contexts) if c.strip()]
     if not ranks:
         return Score.nan("empty_contexts")
-    verdicts = yield [Call.of("context_usefulness", user_input=sample.user_input, answer=answer, context=contexts[i])
-                      for i in ranks]
+    verdicts = yield [
+        Call.of("context_usefulness", user_input=sample.user_input, answer=answer, context=contexts[i]) for i in ranks
+    ]
     by_rank = dict(zip(ranks, verdicts))
     useful = [by_rank[i].p if i in by_rank else 0.0 for i in range(len(contexts))]
-    evidence = [{"rank": i + 1, "verdict": by_rank[i].verdict, "p": round(useful[i], 4), "reason": by_rank[i].reason}
-                if i in by_rank else {"rank": i + 1, "verdict": 0, "p": 0.0, "reason": "blank context"}
-                for i in range(len(contexts))]
+    evidence = [
+        {"rank": i + 1, "verdict": by_rank[i].verdict, "p": round(useful[i], 4), "reason": by_rank[i].reason}
+        if i in by_rank
+        else {"rank": i + 1, "verdict": 0, "p": 0.0, "reason": "blank context"}
+        for i in range(len(contexts))
+    ]
     return Score(average_precision(useful), evidence={"contexts": evidence})
 
 
-@metric("context_precision", required=("user_input", "retrieved_contexts", "reference"),
-        steps=("context_usefulness",), models=("judge",))
+@metric(
+    "context_precision",
+    required=("user_input", "retrieved_contexts", "reference"),
+    steps=("context_usefulness",),
+    models=("judge",),
+)
 def context_precision(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS) -> MetricProgram:
     """Average precision of the contexts' usefulness for arriving at the reference, over ranks."""
     return (yield from _ranked_usefulness(sample, sample.reference))
 
 
-@metric("context_utilization", required=("user_input", "retrieved_contexts", "response"),
-        steps=("context_usefulness",), models=("judge",))
+@metric(
+    "context_utilization",
+    required=("user_input", "retrieved_contexts", "response"),
+    steps=("context_usefulness",),
+    models=("judge",),
+)
 def context_utilization(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS) -> MetricProgram:
     """Average precision of the contexts' usefulness for the response, over ranks (reference-free)."""
     return (yield from _ranked_usefulness(sample, sample.response))

@@ -13,8 +13,9 @@ from localeval.steps import Call
 SENTENCES_PER_CALL = 64
 
 
-@metric("context_relevancy", required=("user_input", "retrieved_contexts"),
-        steps=("sentence_relevance",), models=("judge",))
+@metric(
+    "context_relevancy", required=("user_input", "retrieved_contexts"), steps=("sentence_relevance",), models=("judge",)
+)
 def context_relevancy(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS) -> MetricProgram:
     """Share of the contexts' sentences needed to answer the question (superseded by context_precision).
 
@@ -29,10 +30,12 @@ def context_relevancy(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS) 
     marked = yield [Call.of("sentence_relevance", user_input=sample.user_input, sentences=g) for g in groups]
     pairs = [(s, v) for group, m in zip(groups, marked) for s, v in zip(group, m.verdicts)]
     extracted = [s for s, v in pairs if v]
-    return Score(fraction(len(extracted), len(pairs)),
-                 evidence={"extracted": extracted, "sentences": len(pairs), "note": "superseded by context_precision"})
+    return Score(
+        fraction(len(extracted), len(pairs)),
+        evidence={"extracted": extracted, "sentences": len(pairs), "note": "superseded by context_precision"},
+    )
 
 
 def in_groups(sentences: list[str]) -> list[list[str]]:
     """Consecutive groups of at most SENTENCES_PER_CALL sentences, one judge call each."""
-    return [sentences[i:i + SENTENCES_PER_CALL] for i in range(0, len(sentences), SENTENCES_PER_CALL)]
+    return [sentences[i : i + SENTENCES_PER_CALL] for i in range(0, len(sentences), SENTENCES_PER_CALL)]

@@ -48,13 +48,16 @@ def classify(sample: Sample, options: MetricOptions) -> MetricProgram:
     claims, reference_claims = yield from claims_of_both(sample)
     if not claims and not reference_claims:
         return None
-    supports = yield from judged([([sample.reference], c) for c in claims]
-                                 + [([sample.response], c) for c in reference_claims], options)
-    claim_supports, reference_supports = supports[:len(claims)], supports[len(claims):]
+    supports = yield from judged(
+        [([sample.reference], c) for c in claims] + [([sample.response], c) for c in reference_claims], options
+    )
+    claim_supports, reference_supports = supports[: len(claims)], supports[len(claims) :]
     tp = sum(s.p for s in claim_supports)
     fn = sum(1 - s.p for s in reference_supports)
-    evidence = {"response_statements": [s.row for s in claim_supports],
-                "reference_statements": [s.row for s in reference_supports]}
+    evidence = {
+        "response_statements": [s.row for s in claim_supports],
+        "reference_statements": [s.row for s in reference_supports],
+    }
     return Classified(tp, len(claims) - tp, fn, len(reference_claims), evidence)
 
 
@@ -67,8 +70,7 @@ def answer_correctness(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS)
     factuality = f_beta(counts.tp, counts.fp, counts.fn, options.beta)
     similar = unit_interval(float((yield similarity(sample.response, sample.reference))[0]))
     value = weighted_mean([factuality, similar], options.correctness_weights)
-    evidence = {**counts.totals(), "factuality": factuality,
-                "similarity": round(similar, 4), **counts.evidence}
+    evidence = {**counts.totals(), "factuality": factuality, "similarity": round(similar, 4), **counts.evidence}
     if math.isnan(value):
         return Score.nan("encoder_nan", **evidence)
     return Score(apply_threshold(value, options.correctness_threshold), evidence=evidence)

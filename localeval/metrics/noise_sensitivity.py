@@ -27,19 +27,28 @@ def _noise(sample: Sample, options: MetricOptions, which: str) -> MetricProgram:
         return Score.nan("no_statements")
     # One round: each claim against the reference, then each context against every reference claim
     # (is the context relevant?) and against every response claim (does it carry the claim?).
-    checks = ([([sample.reference], c) for c in claims]
-              + [([context], c) for context in contexts for c in reference_claims]
-              + [([context], c) for context in contexts for c in claims])
+    checks = (
+        [([sample.reference], c) for c in claims]
+        + [([context], c) for context in contexts for c in reference_claims]
+        + [([context], c) for context in contexts for c in claims]
+    )
     supports = yield from judged(checks, options)
-    correct, grounding = supports[:len(claims)], supports[len(claims):len(claims) + len(contexts) * len(reference_claims)]
-    carrying = supports[len(claims) + len(grounding):]
-    relevant = [any(s.p >= 0.5 for s in grounding[i * len(reference_claims):(i + 1) * len(reference_claims)])
-                for i in range(len(contexts))]
+    correct, grounding = (
+        supports[: len(claims)],
+        supports[len(claims) : len(claims) + len(contexts) * len(reference_claims)],
+    )
+    carrying = supports[len(claims) + len(grounding) :]
+    relevant = [
+        any(s.p >= 0.5 for s in grounding[i * len(reference_claims) : (i + 1) * len(reference_claims)])
+        for i in range(len(contexts))
+    ]
     carried = [[carrying[i * len(claims) + j].p for i in range(len(contexts))] for j in range(len(claims))]
     shares = noise_shares([1 - s.p for s in correct], relevant, carried)
-    evidence = {"response_statements": [s.row for s in correct],
-                "relevant_contexts": [i + 1 for i, r in enumerate(relevant) if r],
-                "carried_by_context": [[round(p, 6) for p in row] for row in carried]}
+    evidence = {
+        "response_statements": [s.row for s in correct],
+        "relevant_contexts": [i + 1 for i, r in enumerate(relevant) if r],
+        "carried_by_context": [[round(p, 6) for p in row] for row in carried],
+    }
     return Score(shares[which], evidence=evidence)
 
 

@@ -25,8 +25,9 @@ class MetricOptions:
 
     def __post_init__(self) -> None:
         if self.strictness < 1 or self.strictness % 2 == 0:
-            raise ConfigError(f"strictness must be a positive odd number (votes need a majority), "
-                              f"not {self.strictness}.")
+            raise ConfigError(
+                f"strictness must be a positive odd number (votes need a majority), not {self.strictness}."
+            )
         if self.evidence_sentences < 0:
             raise ConfigError(f"evidence sentences must be 0 (every context) or more, not {self.evidence_sentences}.")
 

@@ -16,14 +16,25 @@ def rubric_for(sample: Sample, options: MetricOptions) -> tuple[str, str]:
     return name, options.rubric(name)
 
 
-@metric("rubric_score", required=("user_input", "response"), steps=("rubric",), models=("judge",),
-        score_range=(1.0, 5.0), optional=("reference", RUBRIC_FIELD))
+@metric(
+    "rubric_score",
+    required=("user_input", "response"),
+    steps=("rubric",),
+    models=("judge",),
+    score_range=(1.0, 5.0),
+    optional=("reference", RUBRIC_FIELD),
+)
 def rubric_score(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS) -> MetricProgram:
     """Judge's 1-5 grade against a rubric: the sample's own `rubric`, else the with-reference or reference-free default.
 
     Users replace the defaults with `--rubric NAME=TEXT` or a criteria file (names reference_free, with_reference).
     """
     source, rubric = rubric_for(sample, options)
-    grade = yield Call.of("rubric", rubric=rubric, user_input=sample.user_input, response=sample.response,
-                          reference=sample.reference or "")
+    grade = yield Call.of(
+        "rubric",
+        rubric=rubric,
+        user_input=sample.user_input,
+        response=sample.response,
+        reference=sample.reference or "",
+    )
     return Score(float(grade.score), evidence={"rubric": source, "rubric_text": rubric, "reason": grade.reason})

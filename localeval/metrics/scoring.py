@@ -128,8 +128,9 @@ def rouge_l_f1(lcs: int, candidate_length: int, reference_length: int) -> float:
     return 2 * lcs / (candidate_length + reference_length)
 
 
-def noise_shares(wrong: Sequence[float], relevant: Sequence[bool],
-                 carried: Sequence[Sequence[float]]) -> dict[str, float]:
+def noise_shares(
+    wrong: Sequence[float], relevant: Sequence[bool], carried: Sequence[Sequence[float]]
+) -> dict[str, float]:
     """Expected shares of the response's claims that are wrong and carried by a relevant context, or only by others.
 
     `wrong[j]` is P(claim j is wrong), `relevant[i]` whether context i is relevant, and `carried[j][i]`

@@ -11,9 +11,19 @@ from localeval.metrics.base import METRICS, Metric
 
 CRITIQUE_GROUP = "aspect_critique"  # stands for one aspect_critique:<criterion> metric per known criterion
 # The metrics the spec requires; the default run computes those whose fields the dataset has.
-REQUIRED_SUITE = ("faithfulness", "answer_relevancy", "answer_completeness", "context_precision",
-                  "context_utilization", "context_recall", "context_relevancy", "context_entity_recall",
-                  "answer_similarity", "answer_correctness", CRITIQUE_GROUP)
+REQUIRED_SUITE = (
+    "faithfulness",
+    "answer_relevancy",
+    "answer_completeness",
+    "context_precision",
+    "context_utilization",
+    "context_recall",
+    "context_relevancy",
+    "context_entity_recall",
+    "answer_similarity",
+    "answer_correctness",
+    CRITIQUE_GROUP,
+)
 
 
 @dataclass(frozen=True)
@@ -42,19 +52,24 @@ def expand(names: Iterable[str], criteria: Iterable[str] = ()) -> list[str]:
     return list(dict.fromkeys(expanded))
 
 
-def choose_metrics(requested: Iterable[str] | None, present_fields: set[str],
-                   criteria: Iterable[str] = ()) -> MetricChoice:
+def choose_metrics(
+    requested: Iterable[str] | None, present_fields: set[str], criteria: Iterable[str] = ()
+) -> MetricChoice:
     """The requested metrics, or every required metric whose fields the dataset has (saying why others are left out)."""
     criteria = list(criteria)
     known = known_metrics(criteria)
     if requested is not None:
         names = expand(requested, criteria)
         if not names:
-            raise ConfigError("--metrics names no metric: give metric names separated by commas (`localeval "
-                              "metrics` lists them), or leave --metrics out for the default suite.")
+            raise ConfigError(
+                "--metrics names no metric: give metric names separated by commas (`localeval "
+                "metrics` lists them), or leave --metrics out for the default suite."
+            )
         if unknown := [name for name in names if name not in known]:
-            raise ConfigError(f"Unknown metric(s): {', '.join(unknown)}. Run `localeval metrics` to list them; "
-                              f"a new criterion needs --criterion NAME=DEFINITION.")
+            raise ConfigError(
+                f"Unknown metric(s): {', '.join(unknown)}. Run `localeval metrics` to list them; "
+                f"a new criterion needs --criterion NAME=DEFINITION."
+            )
         chosen = [known[name] for name in names]
         require_a_runnable_metric(chosen, present_fields)
         return MetricChoice(chosen)
@@ -75,8 +90,7 @@ def choose_metrics(requested: Iterable[str] | None, present_fields: set[str],
     return MetricChoice(chosen, skipped)
 
 
-def require_a_runnable_metric(metrics: list[Metric], present_fields: set[str],
-                              rows: str = "the dataset has") -> None:
+def require_a_runnable_metric(metrics: list[Metric], present_fields: set[str], rows: str = "the dataset has") -> None:
     """A run where every score would be NaN for want of a field is refused rather than reported as done."""
     if all(_lacking(metric, present_fields, rows) for metric in metrics):
         reasons = "; ".join(f"{m.name}: {_lacking(m, present_fields, rows)}" for m in metrics)

@@ -10,8 +10,12 @@ from localeval.steps import Call
 QA_WEIGHT = 0.5  # the rest is the conciseness term, as in Ragas
 
 
-@metric("summarization_score", required=("retrieved_contexts", "response"),
-        steps=("summary_questions", "summary_answers"), models=("judge",))
+@metric(
+    "summarization_score",
+    required=("retrieved_contexts", "response"),
+    steps=("summary_questions", "summary_answers"),
+    models=("judge",),
+)
 def summarization_score(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS) -> MetricProgram:
     """0.5 × share of keyphrase questions the summary answers + 0.5 × conciseness (1 - summary/text length).
 
@@ -25,7 +29,10 @@ def summarization_score(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS
     answers = (yield Call.of("summary_answers", summary=sample.response, questions=prepared.questions)).answers
     qa = fraction(sum(answers), len(answers))
     concise = conciseness(len(sample.response), len(text))
-    evidence = {"keyphrases": prepared.keyphrases, "questions": [{"question": q, "answered": a}
-                                                                 for q, a in zip(prepared.questions, answers)],
-                "qa_score": qa, "conciseness": concise}
+    evidence = {
+        "keyphrases": prepared.keyphrases,
+        "questions": [{"question": q, "answered": a} for q, a in zip(prepared.questions, answers)],
+        "qa_score": qa,
+        "conciseness": concise,
+    }
     return Score(weighted_mean([qa, concise], [QA_WEIGHT, 1 - QA_WEIGHT]), evidence=evidence)

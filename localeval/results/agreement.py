@@ -98,8 +98,9 @@ def labelled_row(data: dict, number: int = 0) -> LabelledRow:
         level, labels = "response", [("", label["faithful"])]
     else:
         raise ValueError("no label: give `faithful` (true/false), `sentence_labels` or `keyword_labels`")
-    return LabelledRow(str(data.get("id", number)), data.get("user_input") or "", data["response"], contexts,
-                       level, labels)
+    return LabelledRow(
+        str(data.get("id", number)), data.get("user_input") or "", data["response"], contexts, level, labels
+    )
 
 
 def _sentence_verdict(label: dict) -> bool | None:
@@ -127,12 +128,22 @@ def label_groups(row: LabelledRow, statements: Sequence[dict]) -> list[tuple[lis
 
 def statement_features(statement: dict) -> dict[str, float]:
     """The calibration features of one row of faithfulness's evidence."""
-    return Signals(statement["judge_p"], statement["coverage"], statement["evidence_coverage"],
-                   statement["sentence_coverage"], len(statement["uncovered_numbers"])).features()
+    return Signals(
+        statement["judge_p"],
+        statement["coverage"],
+        statement["evidence_coverage"],
+        statement["sentence_coverage"],
+        len(statement["uncovered_numbers"]),
+    ).features()
 
 
-def fit_factors(features: Sequence[Sequence[dict[str, float]]], groups: Sequence[tuple[Sequence[int], bool]],
-                form: str = "additive", l2: float = 1.0, names: Sequence[str] = FEATURES) -> tuple[Factor, ...]:
+def fit_factors(
+    features: Sequence[Sequence[dict[str, float]]],
+    groups: Sequence[tuple[Sequence[int], bool]],
+    form: str = "additive",
+    l2: float = 1.0,
+    names: Sequence[str] = FEATURES,
+) -> tuple[Factor, ...]:
     """The form's factors maximising the L2-penalised likelihood of the groups' labels under the noisy-OR model.
 
     `features[g]` are group g's statements, `groups[g][1]` its label; `names` restricts the features used.
@@ -144,8 +155,9 @@ def fit_factors(features: Sequence[Sequence[dict[str, float]]], groups: Sequence
     entries = [(g, f) for g, fs in enumerate(features) for f in fs]
     group_of = np.array([g for g, _ in entries], dtype=np.int64)
     faithful = np.array([label for _, label in groups], dtype=bool)
-    blocks = [np.array([[f[name] for name in layout] + [1.0] for _, f in entries], dtype=np.float64)
-              for layout in layouts]
+    blocks = [
+        np.array([[f[name] for name in layout] + [1.0] for _, f in entries], dtype=np.float64) for layout in layouts
+    ]
     slices, start = [], 0
     for layout in layouts:
         slices.append(slice(start, start + len(layout) + 1))
@@ -172,8 +184,9 @@ def fit_factors(features: Sequence[Sequence[dict[str, float]]], groups: Sequence
     if len(layouts) > 1:  # a product of factors that all start at 1/2 would start every statement at 1/4
         for s in slices:
             start_theta[s.stop - 1] = 2.0
-    result = minimize(negative_objective, start_theta, jac=True, method="L-BFGS-B", bounds=bounds,
-                      options={"maxiter": 1000})
+    result = minimize(
+        negative_objective, start_theta, jac=True, method="L-BFGS-B", bounds=bounds, options={"maxiter": 1000}
+    )
     theta = result.x
     factors = []
     for layout, s in zip(layouts, slices):
@@ -198,11 +211,16 @@ class Agreement:
     below_half: dict[str, float]  # share of the unfaithful responses that each scorer's faithfulness puts below 0.5
 
     def as_dict(self) -> dict[str, Any]:
-        return {"level": self.level, "labels": self.labels, "unfaithful": self.unfaithful,
-                "auroc_by_label": {k: f.as_dict() for k, f in self.by_label.items()},
-                "responses": self.responses, "unfaithful_responses": self.unfaithful_responses,
-                "auroc_by_response": {k: f.as_dict() for k, f in self.by_response.items()},
-                "unfaithful_below_half": {k: round(v, 4) for k, v in self.below_half.items()}}
+        return {
+            "level": self.level,
+            "labels": self.labels,
+            "unfaithful": self.unfaithful,
+            "auroc_by_label": {k: f.as_dict() for k, f in self.by_label.items()},
+            "responses": self.responses,
+            "unfaithful_responses": self.unfaithful_responses,
+            "auroc_by_response": {k: f.as_dict() for k, f in self.by_response.items()},
+            "unfaithful_below_half": {k: round(v, 4) for k, v in self.below_half.items()},
+        }
 
 
 @dataclass(frozen=True)
@@ -214,9 +232,16 @@ class Fitted:
     by_source: dict[str, Agreement]  # the same figures for each labelled file's rows alone
 
 
-def calibrate(rows: Sequence[LabelledRow], per_row: Sequence[Sequence[dict]], name: str, fitted_on: str,
-              folds: int = 5, units: Sequence[str] | None = None, seed: int = 0,
-              sources: Sequence[str] | None = None) -> Fitted:
+def calibrate(
+    rows: Sequence[LabelledRow],
+    per_row: Sequence[Sequence[dict]],
+    name: str,
+    fitted_on: str,
+    folds: int = 5,
+    units: Sequence[str] | None = None,
+    seed: int = 0,
+    sources: Sequence[str] | None = None,
+) -> Fitted:
     """Fit every combined form on all rows, measure each by `folds`-fold cross-validation, and choose what ships.
 
     `per_row[i]` is faithfulness's evidence for row i: its statements with their signals. Rows that share a
@@ -242,22 +267,34 @@ def calibrate(rows: Sequence[LabelledRow], per_row: Sequence[Sequence[dict]], na
     scorers: dict[str, list[list[float]]] = {"judge": [[s["judge_p"] for s in st] for st in per_row], **cv}
     agreement = _agreement(rows, per_row, groups, scorers, units, seed, range(len(rows)))
     sources = list(sources) if sources is not None else [""] * len(rows)
-    by_source = {source: _agreement(rows, per_row, groups, scorers, units, seed,
-                                    [i for i in range(len(rows)) if sources[i] == source])
-                 for source in dict.fromkeys(sources)}
+    by_source = {
+        source: _agreement(
+            rows, per_row, groups, scorers, units, seed, [i for i in range(len(rows)) if sources[i] == source]
+        )
+        for source in dict.fromkeys(sources)
+    }
     best = max(COMBINED_FORMS, key=lambda form: agreement.by_label[form].auroc)
     bar = max(agreement.by_label["judge"].auroc, agreement.by_label["floor"].auroc)
     ships = forms[best] if agreement.by_label[best].auroc >= bar else Calibration(name, "judge", (), fitted_on)
-    return Fitted(Calibration(ships.name, ships.form, ships.factors, fitted_on, agreement.as_dict()), agreement,
-                  forms, cv, by_source)
+    return Fitted(
+        Calibration(ships.name, ships.form, ships.factors, fitted_on, agreement.as_dict()),
+        agreement,
+        forms,
+        cv,
+        by_source,
+    )
 
 
 def _unit(row: LabelledRow) -> str:
     return json.dumps([row.user_input, row.retrieved_contexts], ensure_ascii=False)
 
 
-def _fit_rows(indices: Sequence[int], features: Sequence[Sequence[dict[str, float]]],
-              groups: Sequence[Sequence[tuple[list[int], bool, str]]], form: str) -> tuple[Factor, ...]:
+def _fit_rows(
+    indices: Sequence[int],
+    features: Sequence[Sequence[dict[str, float]]],
+    groups: Sequence[Sequence[tuple[list[int], bool, str]]],
+    form: str,
+) -> tuple[Factor, ...]:
     blocks, labels = [], []
     for i in indices:
         for members, faithful, _ in groups[i]:
@@ -274,9 +311,15 @@ def floor_of_label(row: LabelledRow, text: str) -> float:
     return coverage(text, units("\n".join(row.retrieved_contexts)))
 
 
-def _agreement(rows: Sequence[LabelledRow], per_row: Sequence[Sequence[dict]],
-               groups: Sequence[Sequence[tuple[list[int], bool, str]]], scorers: dict[str, list[list[float]]],
-               units: Sequence[str], seed: int, indices: Sequence[int]) -> Agreement:
+def _agreement(
+    rows: Sequence[LabelledRow],
+    per_row: Sequence[Sequence[dict]],
+    groups: Sequence[Sequence[tuple[list[int], bool, str]]],
+    scorers: dict[str, list[list[float]]],
+    units: Sequence[str],
+    seed: int,
+    indices: Sequence[int],
+) -> Agreement:
     label_unit, label_truth = [], []
     label_scores: dict[str, list[float]] = {name: [] for name in ("judge", "floor", *COMBINED_FORMS)}
     for i in indices:
@@ -292,22 +335,37 @@ def _agreement(rows: Sequence[LabelledRow], per_row: Sequence[Sequence[dict]],
     for name, values in scorers.items():
         response_scores[name] = [sum(values[i]) / len(values[i]) for i in judged]
     unfaithful = [n for n, faithful in enumerate(response_truth) if not faithful]
-    below_half = {name: sum(values[n] < 0.5 for n in unfaithful) / len(unfaithful) if unfaithful else math.nan
-                  for name, values in response_scores.items() if name != "floor"}
+    below_half = {
+        name: sum(values[n] < 0.5 for n in unfaithful) / len(unfaithful) if unfaithful else math.nan
+        for name, values in response_scores.items()
+        if name != "floor"
+    }
     levels = {rows[i].level for i in indices}
-    return Agreement(levels.pop() if len(levels) == 1 else "mixed", len(label_truth), label_truth.count(False),
-                     auroc_intervals(label_scores, label_truth, label_unit, seed=seed),
-                     len(response_truth), len(unfaithful),
-                     auroc_intervals(response_scores, response_truth, [units[i] for i in judged], seed=seed), below_half)
+    return Agreement(
+        levels.pop() if len(levels) == 1 else "mixed",
+        len(label_truth),
+        label_truth.count(False),
+        auroc_intervals(label_scores, label_truth, label_unit, seed=seed),
+        len(response_truth),
+        len(unfaithful),
+        auroc_intervals(response_scores, response_truth, [units[i] for i in judged], seed=seed),
+        below_half,
+    )
 
 
 def format_table(results: Sequence[tuple[str, str, Agreement, str]], by_response: bool = False) -> list[str]:
     """Markdown rows: per (labelled set, judge), the judge alone, the floor, each combined form, and what ships."""
-    lines = ["| labelled set | judge | labels (unfaithful) | judge alone | floor (no model) | additive "
-             "| both (either vetoes) | ships |", "|---|---|---:|---:|---:|---:|---:|---|"]
+    lines = [
+        "| labelled set | judge | labels (unfaithful) | judge alone | floor (no model) | additive "
+        "| both (either vetoes) | ships |",
+        "|---|---|---:|---:|---:|---:|---:|---|",
+    ]
     for label, judge, a, ships in results:
-        figures, count, unfaithful = ((a.by_response, a.responses, a.unfaithful_responses) if by_response
-                                      else (a.by_label, a.labels, a.unfaithful))
+        figures, count, unfaithful = (
+            (a.by_response, a.responses, a.unfaithful_responses)
+            if by_response
+            else (a.by_label, a.labels, a.unfaithful)
+        )
         cells = " | ".join(str(figures[name]) for name in ("judge", "floor", *COMBINED_FORMS))
         lines.append(f"| {label} | {judge} | {count} ({unfaithful}) | {cells} | {ships} |")
     return lines

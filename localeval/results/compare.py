@@ -62,14 +62,16 @@ def compare_runs(run_a: Path, run_b: Path, top: int = 10) -> Comparison:
         raise ConfigError(f"{run_a} and {run_b} share no metric.")
     differences, moves = [], []
     for metric in metrics:
-        pairs = [(sample_id, a[sample_id].get(metric, math.nan), b[sample_id].get(metric, math.nan))
-                 for sample_id in shared]
+        pairs = [
+            (sample_id, a[sample_id].get(metric, math.nan), b[sample_id].get(metric, math.nan)) for sample_id in shared
+        ]
         scored = [(sample_id, x, y) for sample_id, x, y in pairs if not (math.isnan(x) or math.isnan(y))]
         moves += [Move(sample_id, metric, x, y) for sample_id, x, y in scored if x != y]
         differences.append(_difference(metric, scored, len(pairs) - len(scored)))
     moves.sort(key=lambda move: (-abs(move.b - move.a), move.metric, move.id))
-    return Comparison(str(run_a), str(run_b), len(shared), len(a) - len(shared), len(b) - len(shared),
-                      differences, moves[:top])
+    return Comparison(
+        str(run_a), str(run_b), len(shared), len(a) - len(shared), len(b) - len(shared), differences, moves[:top]
+    )
 
 
 def _metric_names(scores: dict[str, dict[str, float]]) -> list[str]:
@@ -82,25 +84,41 @@ def _difference(metric: str, scored: list[tuple[str, float, float]], unpaired: i
     x = np.array([pair[1] for pair in scored])
     y = np.array([pair[2] for pair in scored])
     low, high = mean_interval(y - x)
-    return MetricDifference(metric, len(scored), unpaired, float(x.mean()), float(y.mean()), float((y - x).mean()),
-                            low, high)
+    return MetricDifference(
+        metric, len(scored), unpaired, float(x.mean()), float(y.mean()), float((y - x).mean()), low, high
+    )
 
 
 def comparison_text(comparison: Comparison) -> str:
     """The terminal report: one line per metric, then the samples that moved most."""
     c = comparison
-    lines = [f"A: {c.run_a}", f"B: {c.run_b}",
-             f"{c.shared} shared samples ({c.only_a} only in A, {c.only_b} only in B); "
-             f"B - A with a {CONFIDENCE:.0%} paired-bootstrap interval", ""]
+    lines = [
+        f"A: {c.run_a}",
+        f"B: {c.run_b}",
+        f"{c.shared} shared samples ({c.only_a} only in A, {c.only_b} only in B); "
+        f"B - A with a {CONFIDENCE:.0%} paired-bootstrap interval",
+        "",
+    ]
     rows = [("metric", "A", "B", "B - A", "interval", "paired", "left out")]
     for d in c.metrics:
-        rows.append((d.metric, _num(d.mean_a), _num(d.mean_b), _num(d.difference, signed=True),
-                     f"[{_num(d.low, signed=True)}, {_num(d.high, signed=True)}]", str(d.paired), str(d.unpaired)))
+        rows.append(
+            (
+                d.metric,
+                _num(d.mean_a),
+                _num(d.mean_b),
+                _num(d.difference, signed=True),
+                f"[{_num(d.low, signed=True)}, {_num(d.high, signed=True)}]",
+                str(d.paired),
+                str(d.unpaired),
+            )
+        )
     lines += align_columns(rows)
     if c.moves:
         lines += ["", "Moved most:"]
-        lines += align_columns([("sample", "metric", "A", "B", "B - A")] + [
-            (m.id, m.metric, _num(m.a), _num(m.b), _num(m.b - m.a, signed=True)) for m in c.moves])
+        lines += align_columns(
+            [("sample", "metric", "A", "B", "B - A")]
+            + [(m.id, m.metric, _num(m.a), _num(m.b), _num(m.b - m.a, signed=True)) for m in c.moves]
+        )
     return "\n".join(lines)
 
 
@@ -111,10 +129,13 @@ def comparison_html(comparison: Comparison) -> str:
         f"<tr><td>{html.escape(d.metric)}</td><td>{_num(d.mean_a)}</td><td>{_num(d.mean_b)}</td>"
         f"<td class='{_direction(d)}'>{_num(d.difference, signed=True)}</td>"
         f"<td>[{_num(d.low, signed=True)}, {_num(d.high, signed=True)}]</td><td>{d.paired}</td><td>{d.unpaired}</td></tr>"
-        for d in c.metrics)
+        for d in c.metrics
+    )
     move_rows = "".join(
         f"<tr><td>{html.escape(m.id)}</td><td>{html.escape(m.metric)}</td><td>{_num(m.a)}</td><td>{_num(m.b)}</td>"
-        f"<td>{_num(m.b - m.a, signed=True)}</td></tr>" for m in c.moves)
+        f"<td>{_num(m.b - m.a, signed=True)}</td></tr>"
+        for m in c.moves
+    )
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>localeval: B vs A</title>
 <style>
@@ -145,4 +166,3 @@ def _direction(d: MetricDifference) -> str:
 
 def _num(value: float, signed: bool = False) -> str:
     return "—" if math.isnan(value) else f"{value:+.3f}" if signed else f"{value:.3f}"
-

@@ -31,9 +31,12 @@ def read_json(path: Path, required: bool = True) -> dict[str, Any]:
 
 def read_scores(out_dir: Path) -> dict[str, dict[str, float]]:
     """Each sample's scores, by sample id, from a results folder's samples.jsonl; NaN where a score is missing."""
-    return {str(record["id"]): {name: math.nan if value is None else float(value)
-                                for name, value in record["scores"].items()}
-            for record in sample_records(out_dir)}
+    return {
+        str(record["id"]): {
+            name: math.nan if value is None else float(value) for name, value in record["scores"].items()
+        }
+        for record in sample_records(out_dir)
+    }
 
 
 def sample_records(out_dir: Path, cut_short: Callable[[], None] | None = None) -> Iterator[dict[str, Any]]:

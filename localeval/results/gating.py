@@ -51,19 +51,23 @@ def check_gated_metrics(bounds: Mapping[str, float], chosen: Iterable[str]) -> N
     """Before the run: a bound on a metric that will not be computed could never be checked."""
     chosen = list(chosen)
     if missing := [name for name in bounds if name not in chosen]:
-        raise ConfigError(f"--fail-under names {', '.join(missing)}, which this run does not compute "
-                          f"(metrics: {', '.join(chosen)}).")
+        raise ConfigError(
+            f"--fail-under names {', '.join(missing)}, which this run does not compute (metrics: {', '.join(chosen)})."
+        )
 
 
-def gate(summaries: Mapping[str, MetricSummary], bounds: Mapping[str, float], nan_policy: NanPolicy) -> list[GateResult]:
+def gate(
+    summaries: Mapping[str, MetricSummary], bounds: Mapping[str, float], nan_policy: NanPolicy
+) -> list[GateResult]:
     """Each bound checked against its metric's summary, in the order the bounds were given."""
     return [_gate_one(name, summaries[name], bound, nan_policy) for name, bound in bounds.items()]
 
 
 def _gate_one(name: str, summary: MetricSummary, bound: float, nan_policy: NanPolicy) -> GateResult:
     if summary.nan_count and nan_policy == "fail":
-        return GateResult(name, bound, False,
-                          f"{summary.nan_count} NaN ({counted(summary.nan_reasons)}) under --nan-policy fail")
+        return GateResult(
+            name, bound, False, f"{summary.nan_count} NaN ({counted(summary.nan_reasons)}) under --nan-policy fail"
+        )
     if summary.count == 0:
         return GateResult(name, bound, False, "no scores")
     relation = ">=" if summary.mean >= bound else "<"

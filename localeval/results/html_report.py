@@ -107,6 +107,7 @@ def read_results_folder(out_dir: Path) -> ResultsFolder:
     columns: dict[str, array[float]] = {}
     for metric in named:
         _add_metric(folder, columns, metric)
+
     def cut_short() -> None:
         folder.cut_short = True
 
@@ -159,13 +160,17 @@ def histogram_svg(h: Histogram, width: int = 200, height: int = 40) -> str:
     bars = []
     for i, count in enumerate(h.counts):
         tall = round(count / top * (height - 2), 1)
-        bars.append(f'<rect x="{i * bar + 1:.1f}" y="{height - tall}" width="{bar - 2:.1f}" height="{tall}">'
-                    f'<title>{_num(h.low + i * step)}–{_num(h.low + (i + 1) * step)}: {count}</title></rect>')
-    return (f'<svg class="hist" viewBox="0 0 {width} {height + 14}" width="{width}" height="{height + 14}" '
-            f'role="img" aria-label="distribution">{"".join(bars)}'
-            f'<line x1="0" y1="{height}" x2="{width}" y2="{height}"/>'
-            f'<text x="0" y="{height + 12}">{h.low:g}</text>'
-            f'<text x="{width}" y="{height + 12}" text-anchor="end">{h.high:g}</text></svg>')
+        bars.append(
+            f'<rect x="{i * bar + 1:.1f}" y="{height - tall}" width="{bar - 2:.1f}" height="{tall}">'
+            f"<title>{_num(h.low + i * step)}–{_num(h.low + (i + 1) * step)}: {count}</title></rect>"
+        )
+    return (
+        f'<svg class="hist" viewBox="0 0 {width} {height + 14}" width="{width}" height="{height + 14}" '
+        f'role="img" aria-label="distribution">{"".join(bars)}'
+        f'<line x1="0" y1="{height}" x2="{width}" y2="{height}"/>'
+        f'<text x="0" y="{height + 12}">{h.low:g}</text>'
+        f'<text x="{width}" y="{height + 12}" text-anchor="end">{h.high:g}</text></svg>'
+    )
 
 
 def embed_json(data: Any) -> str:
@@ -196,8 +201,13 @@ def write_page(folder: ResultsFolder, write: Callable[[str], Any]) -> None:
     before, after = _TEMPLATE.read_text(encoding="utf-8").split("{{data}}")
     fill = partial(re.sub, r"\{\{(\w+)\}\}", lambda match: parts[match[1]])
     write(fill(before))
-    head = embed_json({"metrics": folder.metrics, "page_size": PAGE_SIZE,
-                       "manifest": {"judge_usage": folder.summary.get("judge"), **folder.manifest}})
+    head = embed_json(
+        {
+            "metrics": folder.metrics,
+            "page_size": PAGE_SIZE,
+            "manifest": {"judge_usage": folder.summary.get("judge"), **folder.manifest},
+        }
+    )
     write(head[:-1] + ',"samples":[')
     for number, record in enumerate(sample_records(folder.path, cut_short=lambda: None)):
         write(("," if number else "") + embed_json(_sample(record, folder.metrics)))
@@ -224,15 +234,18 @@ def _facts(folder: ResultsFolder) -> str:
         warnings.append("No summary.json: the run did not finish; this report covers the samples it wrote.")
     if folder.cut_short:
         warnings.append("The last line of samples.jsonl was cut short and is left out.")
-    return (f"<p>{html.escape(' · '.join(facts))}</p>"
-            + "".join(f'<p class="warning">{html.escape(w)}</p>' for w in warnings))
+    return f"<p>{html.escape(' · '.join(facts))}</p>" + "".join(
+        f'<p class="warning">{html.escape(w)}</p>' for w in warnings
+    )
 
 
 def _summary_row(s: MetricStats, values: np.ndarray) -> str:
     chart = histogram_svg(histogram(values[~np.isnan(values)].tolist())) if s.count else ""
-    return (f"<tr><td>{html.escape(s.metric)}</td><td class='num'>{_num(s.mean)}</td>"
-            f"<td class='num'>{_interval(s)}</td><td class='num'>{s.count}</td><td class='num'>{s.nan_count}</td>"
-            f"<td>{html.escape(counted(s.nan_reasons))}</td><td>{chart}</td></tr>")
+    return (
+        f"<tr><td>{html.escape(s.metric)}</td><td class='num'>{_num(s.mean)}</td>"
+        f"<td class='num'>{_interval(s)}</td><td class='num'>{s.count}</td><td class='num'>{s.nan_count}</td>"
+        f"<td>{html.escape(counted(s.nan_reasons))}</td><td>{chart}</td></tr>"
+    )
 
 
 def _language_split(folder: ResultsFolder) -> str:
@@ -250,15 +263,22 @@ def _language_split(folder: ResultsFolder) -> str:
             s = metric_stats(metric, folder.scores[metric][by_lang[lang]])
             cells.append(f"<td class='num'>{_num(s.mean)} {_interval(s)} <span class='n'>n={s.count}</span></td>")
         rows.append(f"<tr><td>{html.escape(metric)}</td>{''.join(cells)}</tr>")
-    return (f"<h2>By language</h2><table class='summary'><thead><tr><th>metric</th>{head}</tr></thead>"
-            f"<tbody>{''.join(rows)}</tbody></table>")
+    return (
+        f"<h2>By language</h2><table class='summary'><thead><tr><th>metric</th>{head}</tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )
 
 
 def _sample(record: dict[str, Any], metrics: list[str]) -> dict[str, Any]:
     """What the page needs of a record: scores in metric order, NaN reasons, and the evidence with long texts cut."""
-    return {"id": str(record.get("id")), "row": record.get("row"), "lang": record.get("lang"),
-            "scores": [record["scores"].get(metric) for metric in metrics],
-            "nan": record.get("nan_reasons", {}), "evidence": _trimmed(record.get("evidence", {}))}
+    return {
+        "id": str(record.get("id")),
+        "row": record.get("row"),
+        "lang": record.get("lang"),
+        "scores": [record["scores"].get(metric) for metric in metrics],
+        "nan": record.get("nan_reasons", {}),
+        "evidence": _trimmed(record.get("evidence", {})),
+    }
 
 
 def _trimmed(value: Any) -> Any:

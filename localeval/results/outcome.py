@@ -33,9 +33,11 @@ class JudgeFailures:
         return self.share > JUDGE_FAILURE_LIMIT
 
     def describe(self) -> str:
-        return (f"the judge failed on {self.failed} of {self.judged} judge-based scores ({self.share:.0%}: "
-                f"{counted(self.reasons)}), more than the {JUDGE_FAILURE_LIMIT:.0%} a run may lose; their NaN reasons and "
-                f"details are in samples.jsonl, and `localeval doctor` checks the judge")
+        return (
+            f"the judge failed on {self.failed} of {self.judged} judge-based scores ({self.share:.0%}: "
+            f"{counted(self.reasons)}), more than the {JUDGE_FAILURE_LIMIT:.0%} a run may lose; their NaN reasons and "
+            f"details are in samples.jsonl, and `localeval doctor` checks the judge"
+        )
 
 
 def judge_failures(result: RunResult, metrics: list[Metric]) -> JudgeFailures:

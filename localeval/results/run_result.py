@@ -120,11 +120,21 @@ class RunResult:
             "samples": self.sample_count,
             "row_errors": [str(error) for error in self.row_errors],
             "row_warnings": [str(warning) for warning in self.row_warnings],
-            "metrics": {name: {"mean": _json_float(s.mean), "count": s.count, "nan_count": s.nan_count,
-                               "nan_reasons": s.nan_reasons} for name, s in self.summaries.items()},
-            "judge": {**vars(usage), "seconds": round(usage.seconds, 3),
-                      "tokens_per_sample": round((usage.prompt_tokens + usage.completion_tokens) / per_sample, 1),
-                      "seconds_per_sample": round(usage.seconds / per_sample, 3)},
+            "metrics": {
+                name: {
+                    "mean": _json_float(s.mean),
+                    "count": s.count,
+                    "nan_count": s.nan_count,
+                    "nan_reasons": s.nan_reasons,
+                }
+                for name, s in self.summaries.items()
+            },
+            "judge": {
+                **vars(usage),
+                "seconds": round(usage.seconds, 3),
+                "tokens_per_sample": round((usage.prompt_tokens + usage.completion_tokens) / per_sample, 1),
+                "seconds_per_sample": round(usage.seconds / per_sample, 3),
+            },
         }
 
     def to_pandas(self) -> pandas.DataFrame:
@@ -137,14 +147,21 @@ class RunResult:
         self._require_samples()
         rows = []
         for result in self.samples:
-            inputs = {name: list(value) if isinstance(value, tuple) else value
-                      for name in FIELDS if (value := getattr(result.sample, name)) is not None}
-            rows.append({"id": result.sample.id, "lang": result.lang, **inputs,
-                         **{name: result.scores[name].value if name in result.scores else math.nan
-                            for name in self.metrics},
-                         "nan_reasons": {name: score.reason for name, score in result.scores.items() if score.is_nan},
-                         "evidence": {name: score.evidence for name, score in result.scores.items()
-                                      if score.evidence}})
+            inputs = {
+                name: list(value) if isinstance(value, tuple) else value
+                for name in FIELDS
+                if (value := getattr(result.sample, name)) is not None
+            }
+            rows.append(
+                {
+                    "id": result.sample.id,
+                    "lang": result.lang,
+                    **inputs,
+                    **{name: result.scores[name].value if name in result.scores else math.nan for name in self.metrics},
+                    "nan_reasons": {name: score.reason for name, score in result.scores.items() if score.is_nan},
+                    "evidence": {name: score.evidence for name, score in result.scores.items() if score.evidence},
+                }
+            )
         return pandas.DataFrame(rows)
 
     def save(self, out_dir: str | Path) -> None:
@@ -159,8 +176,10 @@ class RunResult:
 
     def _require_samples(self) -> None:
         if len(self.samples) != self.sample_count:
-            raise ConfigError("This result does not hold its samples (keep_samples=False): they are in its results "
-                              "folder; load(folder) reads them back.")
+            raise ConfigError(
+                "This result does not hold its samples (keep_samples=False): they are in its results "
+                "folder; load(folder) reads them back."
+            )
 
     def save_summary(self, out_dir: Path) -> None:
         """summary.json and manifest.json: all a run that streamed samples.jsonl has left to write."""
@@ -189,12 +208,18 @@ def sample_record(result: SampleScores) -> dict[str, Any]:
 def scores_from_record(record: dict[str, Any], sample: Sample) -> SampleScores:
     """A finished sample read back from samples.jsonl; the judge calls that produced it count as reused."""
     reasons, evidence = record.get("nan_reasons", {}), record.get("evidence", {})
-    scores = {name: Score(math.nan if value is None else value, reasons.get(name), evidence.get(name, {}))
-              for name, value in record["scores"].items()}
+    scores = {
+        name: Score(math.nan if value is None else value, reasons.get(name), evidence.get(name, {}))
+        for name, value in record["scores"].items()
+    }
     judge = record.get("judge", {})
-    return SampleScores(sample, record["lang"], scores,
-                        Usage(cached_calls=judge.get("calls", 0) + judge.get("cached_calls", 0)),
-                        record.get("inputs_cut", []))
+    return SampleScores(
+        sample,
+        record["lang"],
+        scores,
+        Usage(cached_calls=judge.get("calls", 0) + judge.get("cached_calls", 0)),
+        record.get("inputs_cut", []),
+    )
 
 
 def load_results(out_dir: str | Path) -> RunResult:
@@ -202,13 +227,20 @@ def load_results(out_dir: str | Path) -> RunResult:
     and the manifest. The samples carry their id and row only; the inputs stay in the dataset."""
     out_dir = Path(out_dir)
     manifest, summary = read_json(out_dir / MANIFEST_FILE), read_json(out_dir / SUMMARY_FILE)
-    samples = [scores_from_record(record, Sample(str(record["id"]), int(record.get("row", 0))))
-               for record in sample_records(out_dir)]
+    samples = [
+        scores_from_record(record, Sample(str(record["id"]), int(record.get("row", 0))))
+        for record in sample_records(out_dir)
+    ]
     metrics = list(manifest.get("metrics") or summary.get("metrics") or {})
-    return RunResult(metrics, samples, [RowError.parse(text) for text in summary.get("row_errors", [])],
-                     {key: value for key, value in manifest.items() if key != "format_version"},
-                     interrupted=bool(summary.get("interrupted")),
-                     row_warnings=[RowError.parse(text) for text in summary.get("row_warnings", [])], folder=out_dir)
+    return RunResult(
+        metrics,
+        samples,
+        [RowError.parse(text) for text in summary.get("row_errors", [])],
+        {key: value for key, value in manifest.items() if key != "format_version"},
+        interrupted=bool(summary.get("interrupted")),
+        row_warnings=[RowError.parse(text) for text in summary.get("row_warnings", [])],
+        folder=out_dir,
+    )
 
 
 def _json_float(value: float) -> float | None:

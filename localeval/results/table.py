@@ -14,15 +14,19 @@ def summary_table(result: RunResult) -> str:
     header = ("metric", "mean", "scored", "NaN", "NaN reasons")
     rows = [header]
     for name, summary in result.summaries.items():
-        rows.append((name, _mean(summary.mean), str(summary.count), str(summary.nan_count), counted(summary.nan_reasons)))
+        rows.append(
+            (name, _mean(summary.mean), str(summary.count), str(summary.nan_count), counted(summary.nan_reasons))
+        )
     lines = align_columns(rows, rule=True)
     usage = result.usage()
     samples = result.sample_count or 1
     lines.append("")
-    lines.append(f"{_count(result.sample_count, 'sample')}; judge: {usage.calls} calls ({usage.cached_calls} reused), "
-                 f"{usage.prompt_tokens + usage.completion_tokens} tokens "
-                 f"({(usage.prompt_tokens + usage.completion_tokens) / samples:.0f}/sample), "
-                 f"{usage.seconds:.1f} s ({usage.seconds / samples:.2f} s/sample)")
+    lines.append(
+        f"{_count(result.sample_count, 'sample')}; judge: {usage.calls} calls ({usage.cached_calls} reused), "
+        f"{usage.prompt_tokens + usage.completion_tokens} tokens "
+        f"({(usage.prompt_tokens + usage.completion_tokens) / samples:.0f}/sample), "
+        f"{usage.seconds:.1f} s ({usage.seconds / samples:.2f} s/sample)"
+    )
     if result.row_errors:
         skipped = len({error.row for error in result.row_errors})
         lines.append(f"{_count(skipped, 'row')} skipped for bad values (all listed in summary.json: row_errors)")
@@ -43,8 +47,11 @@ def summary_markdown(result: RunResult, gates: list[GateResult] | None = None) -
             cells.append("" if gate is None else f"{'pass' if gate.passed else '**FAIL**'}: {gate.why}")
         lines.append("| " + " | ".join(cells) + " |")
     usage = result.usage()
-    lines += ["", f"{_count(result.sample_count, 'sample')}; judge: {usage.calls} calls, "
-                  f"{usage.prompt_tokens + usage.completion_tokens} tokens, {usage.seconds:.1f} s."]
+    lines += [
+        "",
+        f"{_count(result.sample_count, 'sample')}; judge: {usage.calls} calls, "
+        f"{usage.prompt_tokens + usage.completion_tokens} tokens, {usage.seconds:.1f} s.",
+    ]
     if result.interrupted:
         lines.append("Interrupted: scores not yet computed are NaN with reason 'interrupted'.")
     return "\n".join(lines) + "\n"

@@ -26,8 +26,9 @@ class BatchScorer:
     encoders: EncoderPool | None  # None when no metric needs an embedder
     metric_options: MetricOptions
 
-    def __call__(self, batch: list[Sample], langs: Mapping[str, str],
-                 call_served: Progress | None = None) -> list[SampleScores]:
+    def __call__(
+        self, batch: list[Sample], langs: Mapping[str, str], call_served: Progress | None = None
+    ) -> list[SampleScores]:
         """Every metric on every sample of the batch; `langs` maps each sample id to its prompt language."""
         if not batch:
             return []
@@ -35,5 +36,12 @@ class BatchScorer:
             self.executor.forget_context()
         if self.encoders is not None:
             self.encoders.forget()
-        return run_metrics(batch, self.metrics, self.executor, lambda sample: langs[sample.id], call_served,
-                           encoders=self.encoders, options=self.metric_options)
+        return run_metrics(
+            batch,
+            self.metrics,
+            self.executor,
+            lambda sample: langs[sample.id],
+            call_served,
+            encoders=self.encoders,
+            options=self.metric_options,
+        )

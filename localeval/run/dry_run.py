@@ -69,8 +69,10 @@ def dry_run(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric])
         prepare(options, dataset, metrics)  # a broken prompt file fails the dry run as it would the run
         return DryRun(len(dataset), None, by_metric, None)
     if is_server_url(options.judge):
-        raise ConfigError("--dry-run estimates from the judge's GGUF tokenizer and its measured speeds on this "
-                          "machine, which a server judge does not have here: run a few rows instead.")
+        raise ConfigError(
+            "--dry-run estimates from the judge's GGUF tokenizer and its measured speeds on this "
+            "machine, which a server judge does not have here: run a few rows instead."
+        )
     resolved = resolve_judge(options.judge)
     prepared = prepare(options, dataset, metrics, judge_identity(resolved, options.judge_config))
     config = options.judge_config
@@ -88,8 +90,14 @@ def dry_run(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric])
         if sample is not None:
             batch.append(sample)
         if batch and (sample is None or len(batch) == options.batch_size):
-            run_metrics(batch, tagged, executor, lambda s: prepared.lang_of[s.id], encoders=_stand_in_encoders,
-                        options=prepared.metric_options)
+            run_metrics(
+                batch,
+                tagged,
+                executor,
+                lambda s: prepared.lang_of[s.id],
+                encoders=_stand_in_encoders,
+                options=prepared.metric_options,
+            )
             executor.asked.clear()  # a batch's calls are all asked within it: memory stays flat over the dataset
             batch = []
     speeds = speeds_for(key_for(sha256, config.n_gpu_layers, config.threads()), resolved.info.size)
@@ -117,8 +125,9 @@ class PlanningJudge:
         self._previous: list[int] = []  # what the KV cache holds after the last call
         self._kept_prefixes: set[tuple[int, ...]] = set()  # the steps' instructions, kept once evaluated
 
-    def generate(self, messages: list[dict[str, str]], schema: dict[str, Any], max_tokens: int,
-                 seed: int, temperature: float) -> Generation:
+    def generate(
+        self, messages: list[dict[str, str]], schema: dict[str, Any], max_tokens: int, seed: int, temperature: float
+    ) -> Generation:
         tokens, prefix_length = self.tokenizer.prompt_and_prefix(messages)
         if len(tokens) + max_tokens > self.n_ctx:
             raise ContextOverflow(len(tokens), max_tokens, self.n_ctx)
@@ -205,25 +214,36 @@ def dry_run_table(dry: DryRun) -> str:
     rows = [(name, cost) for name, cost in dry.by_metric.items()] + [("total", dry.total)]
     width = max(len(name) for name, _ in rows)
     judge = f"judge {dry.judge} (its vocabulary only)" if dry.judge else "no judge"
-    lines = [f"Dry run: {dry.samples} sample{'' if dry.samples == 1 else 's'}, {judge}; no model loaded, nothing written.",
-             f"{'metric':<{width}}  {'judge calls':>11}  {'prompt tokens':>13}  {'to process':>10}  "
-             f"{'generated':>9}  {'est. time':>9}"]
+    lines = [
+        f"Dry run: {dry.samples} sample{'' if dry.samples == 1 else 's'}, {judge}; no model loaded, nothing written.",
+        f"{'metric':<{width}}  {'judge calls':>11}  {'prompt tokens':>13}  {'to process':>10}  "
+        f"{'generated':>9}  {'est. time':>9}",
+    ]
     for name, cost in rows:
         calls = ("~" if cost.estimated_calls else "") + f"{cost.calls:,}"
         time = format_duration(cost.seconds(speeds)) if speeds else "-"
-        lines.append(f"{name:<{width}}  {calls:>11}  {cost.prompt_tokens:>13,}  {cost.to_process:>10,}  "
-                     f"{cost.generated:>9,}  {time:>9}")
+        lines.append(
+            f"{name:<{width}}  {calls:>11}  {cost.prompt_tokens:>13,}  {cost.to_process:>10,}  "
+            f"{cost.generated:>9,}  {time:>9}"
+        )
     if not dry.judge:
         return "\n".join(lines + ["No chosen metric uses the judge."])
     if dry.total.estimated_calls:
-        lines.append(f"~ {dry.total.estimated_calls:,} of the calls follow from earlier judge answers (one per statement "
-                     "the judge writes): estimated by code from the text's sentences.")
+        lines.append(
+            f"~ {dry.total.estimated_calls:,} of the calls follow from earlier judge answers (one per statement "
+            "the judge writes): estimated by code from the text's sentences."
+        )
     if dry.reused:
-        lines.append(f"{dry.reused:,} judge calls finished by an earlier run into the results folder are reused, "
-                     "and not counted.")
-    lines.append("Generated tokens are estimates (typical answer lengths); to process: prompt tokens not already in "
-                 "the judge's KV cache from the call before; a call two metrics share counts under the first.")
+        lines.append(
+            f"{dry.reused:,} judge calls finished by an earlier run into the results folder are reused, "
+            "and not counted."
+        )
+    lines.append(
+        "Generated tokens are estimates (typical answer lengths); to process: prompt tokens not already in "
+        "the judge's KV cache from the call before; a call two metrics share counts under the first."
+    )
     if dry.speeds:
-        lines.append(f"Speeds: {speeds.prompt:.0f} prompt tok/s, {speeds.generated:.0f} generated tok/s: "
-                     f"{dry.speeds.source}.")
+        lines.append(
+            f"Speeds: {speeds.prompt:.0f} prompt tok/s, {speeds.generated:.0f} generated tok/s: {dry.speeds.source}."
+        )
     return "\n".join(lines)

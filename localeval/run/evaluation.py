@@ -47,9 +47,15 @@ from localeval.run.step_executor import CallCache, StepExecutor
 log = logging.getLogger("localeval")
 
 
-def run_evaluation(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric],
-                   progress: ProgressListener | None = None, keep_samples: bool = True,
-                   judge: LoadedJudge | None = None, encoders: EncoderPool | None = None) -> RunResult:
+def run_evaluation(
+    options: EvaluationOptions,
+    dataset: Dataset,
+    metrics: list[Metric],
+    progress: ProgressListener | None = None,
+    keep_samples: bool = True,
+    judge: LoadedJudge | None = None,
+    encoders: EncoderPool | None = None,
+) -> RunResult:
     """Score the dataset and save the results folder; an interrupted run saves what it has and resumes later.
 
     `progress` is called with the run's state after every judge call and every finished sample.
@@ -69,21 +75,29 @@ def run_evaluation(options: EvaluationOptions, dataset: Dataset, metrics: list[M
         require_cross_encoder(options.cross_encoder)  # before any model loads
     needs_judge = any("judge" in metric.models for metric in metrics)
     if options.executor is not None and (judge is not None or encoders is not None):
-        raise ConfigError("A Ray run loads the judge and embedders on each actor: name them (a path or a registry "
-                          "name) instead of passing models loaded in this process.")
+        raise ConfigError(
+            "A Ray run loads the judge and embedders on each actor: name them (a path or a registry "
+            "name) instead of passing models loaded in this process."
+        )
     if needs_judge and judge is None and options.executor is None and is_server_url(options.judge):
         judge = load_server_judge(str(options.judge), options.judge_config)  # reachable and schema-bound, or stop
     # On a cluster the nodes need the judge file, not this process: each actor checks it against the registry.
-    resolved = (resolve_judge(options.judge) if needs_judge and judge is None and options.executor is None
-                else None)
+    resolved = resolve_judge(options.judge) if needs_judge and judge is None and options.executor is None else None
     if resolved and resolved.entry and resolved.entry.plumbing:
-        log.warning("The judge %s is for testing localeval itself (%s): its scores say nothing about your data.",
-                    resolved.entry.name, resolved.entry.description)
+        log.warning(
+            "The judge %s is for testing localeval itself (%s): its scores say nothing about your data.",
+            resolved.entry.name,
+            resolved.entry.description,
+        )
     identity = None  # which calibrations apply: only runs that judge statement support need to know
     if any("statement_support" in metric.steps for metric in metrics):
-        identity = (judge.identity_of() if judge is not None
-                    else judge_identity(resolved, options.judge_config) if isinstance(resolved, ResolvedModel)
-                    else _cluster_judge_identity(options))
+        identity = (
+            judge.identity_of()
+            if judge is not None
+            else judge_identity(resolved, options.judge_config)
+            if isinstance(resolved, ResolvedModel)
+            else _cluster_judge_identity(options)
+        )
     with RunGuard(options.out) as guard:
         if guard.unfinished:
             log.warning(guard.unfinished.describe(options.out))
@@ -116,8 +130,12 @@ class Scoring(Protocol):
     calls_done: int  # judge calls already in the folder's call cache when the run started
     reports_calls: bool  # each judge call reaches the progress listener as it is served (else per sample)
 
-    def score(self, batches: Iterator[list[Sample]], langs: Mapping[str, str],
-              call_served: Callable[[str, int, int, CallUsage], None] | None) -> Iterator[list[SampleScores]]:
+    def score(
+        self,
+        batches: Iterator[list[Sample]],
+        langs: Mapping[str, str],
+        call_served: Callable[[str, int, int, CallUsage], None] | None,
+    ) -> Iterator[list[SampleScores]]:
         """Each batch's scores, as batches finish (not necessarily in the order given)."""
 
     def encoders_manifest(self) -> dict[str, Any]: ...
@@ -130,20 +148,31 @@ class LocalScoring:
 
     reports_calls = True
 
-    def __init__(self, options: EvaluationOptions, metrics: list[Metric], prepared: Prepared,
-                 judge: LoadedJudge | None, encoders: EncoderPool | None):
+    def __init__(
+        self,
+        options: EvaluationOptions,
+        metrics: list[Metric],
+        prepared: Prepared,
+        judge: LoadedJudge | None,
+        encoders: EncoderPool | None,
+    ):
         self.judge = judge
         self.encoders = encoders
         executor = None
         if judge is not None:
-            executor = StepExecutor(judge.judge, judge.identity, prepared.prompts, judge.config,
-                                    CallCache(options.out / CALL_CACHE_FILE))
+            executor = StepExecutor(
+                judge.judge, judge.identity, prepared.prompts, judge.config, CallCache(options.out / CALL_CACHE_FILE)
+            )
         self.judge_manifest = judge.manifest if judge else None
         self.calls_done = len(executor.cache) if executor else 0
         self.scorer = BatchScorer(metrics, executor, encoders, prepared.metric_options)
 
-    def score(self, batches: Iterator[list[Sample]], langs: Mapping[str, str],
-              call_served: Callable[[str, int, int, CallUsage], None] | None) -> Iterator[list[SampleScores]]:
+    def score(
+        self,
+        batches: Iterator[list[Sample]],
+        langs: Mapping[str, str],
+        call_served: Callable[[str, int, int, CallUsage], None] | None,
+    ) -> Iterator[list[SampleScores]]:
         for batch in batches:
             yield self.scorer(batch, langs, call_served)
 
@@ -155,10 +184,18 @@ class LocalScoring:
             remember_speeds(self.judge)
 
 
-def _run(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric], prepared: Prepared, scoring: Scoring,
-         progress: ProgressListener | None, keep_samples: bool) -> RunResult:
-    manifest = run_manifest(options, dataset, metrics, prepared.prompts, prepared.steps, prepared.langs,
-                         scoring.judge_manifest)
+def _run(
+    options: EvaluationOptions,
+    dataset: Dataset,
+    metrics: list[Metric],
+    prepared: Prepared,
+    scoring: Scoring,
+    progress: ProgressListener | None,
+    keep_samples: bool,
+) -> RunResult:
+    manifest = run_manifest(
+        options, dataset, metrics, prepared.prompts, prepared.steps, prepared.langs, scoring.judge_manifest
+    )
     if prepared.calibrations is not None:
         manifest["calibration"] = {lang: chosen.manifest() for lang, chosen in prepared.calibrations.languages.items()}
     manifest["languages"] = dict(Counter(prepared.lang_of.values()))
@@ -166,18 +203,28 @@ def _run(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric], pr
     tally = Tally([metric.name for metric in metrics])
     kept: list[SampleScores] | None = [] if keep_samples else None
     has_judge = scoring.judge_manifest is not None
-    interrupted = _score_streaming(options, dataset, metrics, manifest, scoring, progress, prepared.lang_of, tally,
-                                   kept)
+    interrupted = _score_streaming(
+        options, dataset, metrics, manifest, scoring, progress, prepared.lang_of, tally, kept
+    )
     manifest["encoders"] = scoring.encoders_manifest()
-    result = RunResult([m.name for m in metrics], kept or [], dataset.row_errors, manifest, interrupted,
-                       dataset.row_warnings, tally)
+    result = RunResult(
+        [m.name for m in metrics], kept or [], dataset.row_errors, manifest, interrupted, dataset.row_warnings, tally
+    )
     _save_summary(result, options.out, has_judge)
     return result
 
 
-def _score_streaming(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric], manifest: dict[str, Any],
-                     scoring: Scoring, progress: ProgressListener | None, lang_of: dict[str, str], tally: Tally,
-                     kept: list[SampleScores] | None) -> bool:
+def _score_streaming(
+    options: EvaluationOptions,
+    dataset: Dataset,
+    metrics: list[Metric],
+    manifest: dict[str, Any],
+    scoring: Scoring,
+    progress: ProgressListener | None,
+    lang_of: dict[str, str],
+    tally: Tally,
+    kept: list[SampleScores] | None,
+) -> bool:
     """Score `batch_size` samples at a time, appending each to samples.jsonl as its batch finishes; True if
     interrupted.
 
@@ -294,9 +341,11 @@ def _save_summary(result: RunResult, out: Path, has_judge: bool) -> None:
 def _unwritable(out: Path, error: OSError, has_judge: bool) -> ConfigError:
     """What failed, and that the work finished so far is kept: the same command resumes from it."""
     kept = f"{out / SAMPLES_FILE}" + (f" and {out / CALL_CACHE_FILE}" if has_judge else "")
-    return ConfigError(f"Could not write the results to {out}: {error.strerror or error}. The work finished so far "
-                       f"is kept in {kept}: rerun the same command once the folder is fixed, and it is not done "
-                       "again.")
+    return ConfigError(
+        f"Could not write the results to {out}: {error.strerror or error}. The work finished so far "
+        f"is kept in {kept}: rerun the same command once the folder is fixed, and it is not done "
+        "again."
+    )
 
 
 def _cluster_judge_identity(options: EvaluationOptions) -> JudgeIdentity | None:

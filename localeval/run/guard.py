@@ -36,11 +36,15 @@ class UnfinishedRun:
     def describe(self, out: Path) -> str:
         who = f"pid {self.pid}, started {self.started}" if self.pid else "an earlier run"
         if self.crash:
-            return (f"The previous run into {out} ({who}) crashed: {self.crash.removeprefix('Fatal Python error: ')} "
-                    f"(its stack is in {out / PREVIOUS_CRASH_LOG}). A crash inside llama.cpp usually means a build "
-                    "that does not suit this CPU: `localeval doctor` checks it.")
-        return (f"The previous run into {out} ({who}) stopped without finishing: it was killed, or the machine "
-                "went down. If it crashed instead, `localeval doctor` checks the judge.")
+            return (
+                f"The previous run into {out} ({who}) crashed: {self.crash.removeprefix('Fatal Python error: ')} "
+                f"(its stack is in {out / PREVIOUS_CRASH_LOG}). A crash inside llama.cpp usually means a build "
+                "that does not suit this CPU: `localeval doctor` checks it."
+            )
+        return (
+            f"The previous run into {out} ({who}) stopped without finishing: it was killed, or the machine "
+            "went down. If it crashed instead, `localeval doctor` checks the judge."
+        )
 
 
 class RunGuard:
@@ -64,9 +68,11 @@ class RunGuard:
         except BlockingIOError:
             holder = _read_state(lock)
             lock.close()
-            raise ConfigError(f"Another localeval run (pid {holder.get('pid', '?')}, started "
-                              f"{holder.get('started', '?')}) is writing to {self.out}; wait for it to finish "
-                              "or choose another --out.") from None
+            raise ConfigError(
+                f"Another localeval run (pid {holder.get('pid', '?')}, started "
+                f"{holder.get('started', '?')}) is writing to {self.out}; wait for it to finish "
+                "or choose another --out."
+            ) from None
         self._lock = lock
         previous = _read_state(lock)
         crash_log = self.out / CRASH_LOG

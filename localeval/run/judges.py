@@ -44,8 +44,11 @@ class LoadedJudge:
 
 def identity_in_manifest(manifest: Mapping[str, Any]) -> JudgeIdentity:
     """A loaded judge's identity as its run's manifest records it."""
-    return JudgeIdentity(manifest.get("name") or Path(manifest.get("path", "judge")).name,
-                         manifest.get("sha256", ""), manifest.get("chat_template_sha256", ""))
+    return JudgeIdentity(
+        manifest.get("name") or Path(manifest.get("path", "judge")).name,
+        manifest.get("sha256", ""),
+        manifest.get("chat_template_sha256", ""),
+    )
 
 
 def judge_identity(resolved: ResolvedModel, config: JudgeConfig) -> JudgeIdentity:
@@ -74,12 +77,16 @@ def load_judge(resolved: ResolvedModel, config: JudgeConfig, recheck: bool = Fal
     judge = GGUFJudge(resolved.path, config)
     # A template given with --chat-template changes every prompt, so it is part of the judge's identity.
     template = f":template:{judge.template_sha256}" if config.chat_template else ""
-    manifest = {"path": str(resolved.path), "name": entry.name if entry else None, "sha256": sha256,
-                "size": info.size, "architecture": info.architecture,
-                "chat_template": str(config.chat_template or "from GGUF metadata"),
-                "chat_template_sha256": judge.template_sha256,
-                "config": {**_settings(config), "chat_template": None, "n_threads": config.threads(),
-                           "n_ctx": judge.n_ctx}}
+    manifest = {
+        "path": str(resolved.path),
+        "name": entry.name if entry else None,
+        "sha256": sha256,
+        "size": info.size,
+        "architecture": info.architecture,
+        "chat_template": str(config.chat_template or "from GGUF metadata"),
+        "chat_template_sha256": judge.template_sha256,
+        "config": {**_settings(config), "chat_template": None, "n_threads": config.threads(), "n_ctx": judge.n_ctx},
+    }
     return LoadedJudge(judge, config, sha256 + template, manifest)
 
 

@@ -18,41 +18,69 @@ from localeval.steps.prompts import PromptLibrary
 _VERSIONED_PACKAGES = ("localeval", "llama-cpp-python", "sentence-transformers", "torch", "numpy", "pydantic", "click")
 
 
-def fingerprint_settings(manifest: dict[str, Any], options: EvaluationOptions,
-                         definitions: dict[str, Definitions]) -> dict[str, Any]:
+def fingerprint_settings(
+    manifest: dict[str, Any], options: EvaluationOptions, definitions: dict[str, Definitions]
+) -> dict[str, Any]:
     """What decides a sample's record: the manifest less what varies between identical runs, plus the inputs."""
-    settings = {key: value for key, value in manifest.items()
-                if key not in ("created", "dataset", "encoders", "prompts")}
+    settings = {
+        key: value for key, value in manifest.items() if key not in ("created", "dataset", "encoders", "prompts")
+    }
     settings["prompts"] = {name: prompt["sha256"] for name, prompt in manifest["prompts"].items()}
     if judge := manifest["judge"]:
         config = {key: value for key, value in judge.get("config", {}).items() if key != "n_threads"}
-        settings["judge"] = {"sha256": judge.get("sha256"), "chat_template_sha256": judge.get("chat_template_sha256"),
-                             "config": config}
+        settings["judge"] = {
+            "sha256": judge.get("sha256"),
+            "chat_template_sha256": judge.get("chat_template_sha256"),
+            "config": config,
+        }
     settings["dataset_sha256"] = dataset_sha256(options.data)
-    settings["inputs"] = {"field_map": options.field_map, "embedder": options.embedder,
-                          "cross_encoder": options.cross_encoder, "definitions": definitions,
-                          "metric_options": options.metric_options, "format_version": FORMAT_VERSION}
+    settings["inputs"] = {
+        "field_map": options.field_map,
+        "embedder": options.embedder,
+        "cross_encoder": options.cross_encoder,
+        "definitions": definitions,
+        "metric_options": options.metric_options,
+        "format_version": FORMAT_VERSION,
+    }
     return settings
 
 
-def run_manifest(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric], prompts: PromptLibrary,
-                 steps: list[str], langs: list[str], judge: dict[str, Any] | None) -> dict[str, Any]:
+def run_manifest(
+    options: EvaluationOptions,
+    dataset: Dataset,
+    metrics: list[Metric],
+    prompts: PromptLibrary,
+    steps: list[str],
+    langs: list[str],
+    judge: dict[str, Any] | None,
+) -> dict[str, Any]:
     used_prompts = {}
     for step in steps:
         for lang in langs:
             template = prompts.get(step, lang)
-            used_prompts[f"{lang}/{step}"] = {"path": str(template.path), "sha256": template.sha256,
-                                              "override": prompts.is_override(step, lang)}
+            used_prompts[f"{lang}/{step}"] = {
+                "path": str(template.path),
+                "sha256": template.sha256,
+                "override": prompts.is_override(step, lang),
+            }
     return {
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "dataset": {"path": str(dataset.path), "format": dataset.format, "samples": len(dataset),
-                    "row_errors": len(dataset.row_errors), "row_warnings": len(dataset.row_warnings)},
+        "dataset": {
+            "path": str(dataset.path),
+            "format": dataset.format,
+            "samples": len(dataset),
+            "row_errors": len(dataset.row_errors),
+            "row_warnings": len(dataset.row_warnings),
+        },
         "metrics": [metric.name for metric in metrics],
-        "metric_options": {"strictness": options.metric_options.strictness, "beta": options.metric_options.beta,
-                           "correctness_weights": list(options.metric_options.correctness_weights),
-                           "similarity_threshold": options.metric_options.similarity_threshold,
-                           "correctness_threshold": options.metric_options.correctness_threshold,
-                           "evidence_sentences": options.metric_options.evidence_sentences},
+        "metric_options": {
+            "strictness": options.metric_options.strictness,
+            "beta": options.metric_options.beta,
+            "correctness_weights": list(options.metric_options.correctness_weights),
+            "similarity_threshold": options.metric_options.similarity_threshold,
+            "correctness_threshold": options.metric_options.correctness_threshold,
+            "evidence_sentences": options.metric_options.evidence_sentences,
+        },
         "lang": options.lang,
         "judge": judge,
         "prompts": used_prompts,

@@ -71,8 +71,9 @@ class Prepared:
     metric_options: MetricOptions
 
 
-def prepare(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric],
-            judge: JudgeIdentity | None = None) -> Prepared:
+def prepare(
+    options: EvaluationOptions, dataset: Dataset, metrics: list[Metric], judge: JudgeIdentity | None = None
+) -> Prepared:
     """Languages detected once per sample, every prompt file the run needs loaded (a broken one fails now), and
     each language's calibration for `judge`."""
     prompts = PromptLibrary(options.prompts_dir)
@@ -85,19 +86,27 @@ def prepare(options: EvaluationOptions, dataset: Dataset, metrics: list[Metric],
     definitions = criteria.by_language(prompts, used_langs, options.definitions)
     calibrations = None
     if "statement_support" in steps:
-        calibrations = calibrations_for(prompts, used_langs, judge, options.metric_options.evidence_sentences,
-                                        options.calibration)
+        calibrations = calibrations_for(
+            prompts, used_langs, judge, options.metric_options.evidence_sentences, options.calibration
+        )
         for message in calibrations.warnings + [calibrations.notice] * bool(calibrations.notice):
             log.warning(message)
-    metric_options = replace(options.metric_options,
-                             criteria={lang: d.criteria for lang, d in definitions.items()},
-                             rubrics={lang: d.rubrics for lang, d in definitions.items()},
-                             calibrations=calibrations.calibrations() if calibrations else {})
+    metric_options = replace(
+        options.metric_options,
+        criteria={lang: d.criteria for lang, d in definitions.items()},
+        rubrics={lang: d.rubrics for lang, d in definitions.items()},
+        calibrations=calibrations.calibrations() if calibrations else {},
+    )
     return Prepared(prompts, lang_of, used_langs, steps, definitions, calibrations, metric_options)
 
 
-def calibrations_for(prompts: PromptLibrary, langs: Sequence[str], judge: JudgeIdentity | None,
-                     evidence_sentences: int = 0, forced: CalibrationFile | None = None) -> CalibrationChoice:
+def calibrations_for(
+    prompts: PromptLibrary,
+    langs: Sequence[str],
+    judge: JudgeIdentity | None,
+    evidence_sentences: int = 0,
+    forced: CalibrationFile | None = None,
+) -> CalibrationChoice:
     """Each language's calibration for this judge and these statement_support prompts (see choose_calibrations)."""
     shas = {lang: prompts.get("statement_support", lang).sha256 for lang in langs}
     return choose_calibrations(langs, judge, shas, evidence_sentences, forced)

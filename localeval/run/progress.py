@@ -15,6 +15,8 @@ from localeval.judge.protocol import CallUsage
 
 if TYPE_CHECKING:
     from localeval.results.sample_scores import Usage
+
+
 @dataclass
 class RunProgress:
     total_samples: int
@@ -65,7 +67,9 @@ class RunProgress:
         return (self.clock() - self.started) / scored * (self.total_samples - self.samples_done)
 
 
-ProgressListener = Callable[[RunProgress], None]  # called with the run's state after each judge call and finished sample
+ProgressListener = Callable[
+    [RunProgress], None
+]  # called with the run's state after each judge call and finished sample
 
 
 def format_duration(seconds: float) -> str:

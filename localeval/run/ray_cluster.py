@@ -90,11 +90,16 @@ class ScoringActor:
         self.error: str | None = None
         self.judge: LoadedJudge | None = None
         try:
-            mismatched = [f"{name} {mine} here, {job.versions[name]} on the driver"
-                          for name in SCORING_PACKAGES if (mine := version_of(name)) != job.versions.get(name)]
+            mismatched = [
+                f"{name} {mine} here, {job.versions[name]} on the driver"
+                for name in SCORING_PACKAGES
+                if (mine := version_of(name)) != job.versions.get(name)
+            ]
             if mismatched:
-                raise ConfigError(f"other package versions than the driver's ({'; '.join(mismatched)}): install "
-                                  "the same localeval environment on every node")
+                raise ConfigError(
+                    f"other package versions than the driver's ({'; '.join(mismatched)}): install "
+                    "the same localeval environment on every node"
+                )
             if job.needs_judge:
                 self.judge = load_judge_on_node(job.judge, job.judge_config, job.expected_sha256, job.recheck)
             self.encoders = EncoderPool(*job.encoders) if job.encoders else None
@@ -103,8 +108,9 @@ class ScoringActor:
         except LocalevalError as error:
             self.error = str(error)
             return
-        executor = (StepExecutor(self.judge.judge, self.judge.identity, job.prompts, self.judge.config)
-                    if self.judge else None)
+        executor = (
+            StepExecutor(self.judge.judge, self.judge.identity, job.prompts, self.judge.config) if self.judge else None
+        )
         self.scorer = BatchScorer(job.metrics, executor, self.encoders, job.metric_options)
         self.calls_sent = 0
 
@@ -117,7 +123,7 @@ class ScoringActor:
         results = self.scorer(batch, langs)
         calls = []
         if (executor := self.scorer.executor) is not None:
-            calls = executor.cache.items()[self.calls_sent:]
+            calls = executor.cache.items()[self.calls_sent :]
             self.calls_sent += len(calls)
             remember_speeds(self.judge)
         return BatchDone(results, calls, self.encoders.manifest() if self.encoders else {})
@@ -132,16 +138,19 @@ def node_name() -> str:
     return f"{socket.gethostname()} ({address})"
 
 
-def load_judge_on_node(name_or_path: str | None, config: JudgeConfig, expected_sha256: str | None,
-                       recheck: bool) -> LoadedJudge:
+def load_judge_on_node(
+    name_or_path: str | None, config: JudgeConfig, expected_sha256: str | None, recheck: bool
+) -> LoadedJudge:
     """The node's own copy of the judge, hashed and compared before llama.cpp loads it; or the judge server, which
     every node reaches at the same URL."""
     if is_server_url(name_or_path):
         return load_server_judge(str(name_or_path), config)
     resolved = resolve_judge(name_or_path)
     if expected_sha256 is not None and (found := file_sha256(resolved.path)) != expected_sha256:
-        raise ModelFileError(f"{resolved.path} has sha256 {found}, but the run's judge has {expected_sha256}: "
-                             "a different or corrupt file")
+        raise ModelFileError(
+            f"{resolved.path} has sha256 {found}, but the run's judge has {expected_sha256}: "
+            "a different or corrupt file"
+        )
     return load_judge(resolved, config, recheck=recheck)
 
 
@@ -150,8 +159,9 @@ class RayScoring:
 
     reports_calls = False  # calls are served on the actors: progress counts judge work per finished sample
 
-    def __init__(self, actors: list[Any], reports: list[dict[str, Any]], calls: CallCache | None,
-                 disconnect: Callable[[], None]):
+    def __init__(
+        self, actors: list[Any], reports: list[dict[str, Any]], calls: CallCache | None, disconnect: Callable[[], None]
+    ):
         self.actors = actors
         self.judge_manifest = next((report["judge"] for report in reports if report["judge"]), None)
         self.calls = calls
@@ -159,8 +169,12 @@ class RayScoring:
         self._disconnect = disconnect
         self._encoders: dict[str, Any] = {}
 
-    def score(self, batches: Iterator[list[Sample]], langs: Mapping[str, str],
-              call_served: Callable[[str, int, int, CallUsage], None] | None) -> Iterator[list[SampleScores]]:
+    def score(
+        self,
+        batches: Iterator[list[Sample]],
+        langs: Mapping[str, str],
+        call_served: Callable[[str, int, int, CallUsage], None] | None,
+    ) -> Iterator[list[SampleScores]]:
         """`BATCHES_PER_ACTOR` batches in flight per actor; each result as soon as it is back."""
         import ray
 
@@ -183,7 +197,8 @@ class RayScoring:
                 raise LocalevalError(
                     f"A Ray actor was lost more than {MAX_RESTARTS} times while scoring the samples "
                     f"{batch[0].id} to {batch[-1].id} ({_message(error)}). The samples finished so far are "
-                    "kept: rerun the same command to resume.") from None
+                    "kept: rerun the same command to resume."
+                ) from None
             except ray.exceptions.RayTaskError as error:
                 raise LocalevalError(f"Scoring failed on a Ray actor: {_message(error)}") from None
             if self.calls is not None:
@@ -207,8 +222,9 @@ class RayScoring:
         self._disconnect()
 
 
-def start_ray_scoring(options: EvaluationOptions, metrics: list[Metric], prepared: Prepared, needs_judge: bool,
-                      recheck: bool) -> RayScoring:
+def start_ray_scoring(
+    options: EvaluationOptions, metrics: list[Metric], prepared: Prepared, needs_judge: bool, recheck: bool
+) -> RayScoring:
     """Connect (or start a local cluster), start the actors and wait until each has loaded its models."""
     executor = options.executor
     assert executor is not None
@@ -220,23 +236,33 @@ def start_ray_scoring(options: EvaluationOptions, metrics: list[Metric], prepare
         batches = -(-len(prepared.lang_of) // options.batch_size)
         count = _actor_count(threads, executor.actors, batches)
         needs_encoders = any("embedder" in metric.models for metric in metrics)
-        job = ActorJob(judge=options.judge, needs_judge=needs_judge,
-                       judge_config=replace(options.judge_config, n_threads=threads),
-                       expected_sha256=expected_judge_sha256(options.judge) if needs_judge else None,
-                       encoders=(options.embedder, options.cross_encoder) if needs_encoders else None,
-                       langs=tuple(prepared.langs), prompts=prepared.prompts, metrics=metrics,
-                       metric_options=prepared.metric_options, recheck=recheck,
-                       versions={name: version_of(name) for name in SCORING_PACKAGES})
-        actor_class = ray.remote(num_cpus=threads, max_restarts=MAX_RESTARTS,
-                                 max_task_retries=MAX_RESTARTS)(ScoringActor)
-        log.warning("Ray: %d actor%s, %d thread%s each.", count, "" if count == 1 else "s", threads,
-                    "" if threads == 1 else "s")
+        job = ActorJob(
+            judge=options.judge,
+            needs_judge=needs_judge,
+            judge_config=replace(options.judge_config, n_threads=threads),
+            expected_sha256=expected_judge_sha256(options.judge) if needs_judge else None,
+            encoders=(options.embedder, options.cross_encoder) if needs_encoders else None,
+            langs=tuple(prepared.langs),
+            prompts=prepared.prompts,
+            metrics=metrics,
+            metric_options=prepared.metric_options,
+            recheck=recheck,
+            versions={name: version_of(name) for name in SCORING_PACKAGES},
+        )
+        actor_class = ray.remote(num_cpus=threads, max_restarts=MAX_RESTARTS, max_task_retries=MAX_RESTARTS)(
+            ScoringActor
+        )
+        log.warning(
+            "Ray: %d actor%s, %d thread%s each.", count, "" if count == 1 else "s", threads, "" if threads == 1 else "s"
+        )
         actors = [actor_class.remote(job) for _ in range(count)]
         try:
             reports = ray.get([actor.ready.remote() for actor in actors], timeout=START_TIMEOUT_S)
         except ray.exceptions.GetTimeoutError:
-            raise ConfigError(f"The Ray actors did not start within {START_TIMEOUT_S} s: `ray status` shows "
-                              "whether the cluster has the CPUs they ask for.") from None
+            raise ConfigError(
+                f"The Ray actors did not start within {START_TIMEOUT_S} s: `ray status` shows "
+                "whether the cluster has the CPUs they ask for."
+            ) from None
         _require_ready(reports)
         calls = CallCache(options.out / CALL_CACHE_FILE) if needs_judge else None
         return RayScoring(actors, reports, calls, disconnect)
@@ -283,11 +309,14 @@ def _actor_count(threads: int, wanted: int | None, batches: int) -> int:
     fits = sum(int(node["Resources"].get("CPU", 0)) // threads for node in nodes)
     if fits == 0:
         sizes = ", ".join(f"{node['NodeManagerAddress']}: {int(node['Resources'].get('CPU', 0))}" for node in nodes)
-        raise ConfigError(f"No Ray node has {threads} CPUs for an actor with --threads {threads} (CPUs per node: "
-                          f"{sizes}); use fewer --threads.")
+        raise ConfigError(
+            f"No Ray node has {threads} CPUs for an actor with --threads {threads} (CPUs per node: "
+            f"{sizes}); use fewer --threads."
+        )
     if wanted is not None and wanted > fits:
-        log.warning("Ray: %d actors asked for, but the cluster's CPUs hold %d at %d threads each.", wanted, fits,
-                    threads)
+        log.warning(
+            "Ray: %d actors asked for, but the cluster's CPUs hold %d at %d threads each.", wanted, fits, threads
+        )
     return max(1, min(wanted or fits, fits, batches))
 
 
@@ -300,8 +329,12 @@ def connect(address: str) -> Callable[[], None]:
         raise ConfigError("--ray needs Ray, an optional extra: pip install 'localeval[ray]'") from None
     if ray.is_initialized():  # the caller connected already (a notebook): leave the connection to them
         return lambda: None
-    options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
-                               "logging_level": logging.WARNING, "namespace": "localeval"}
+    options: dict[str, Any] = {
+        "include_dashboard": False,
+        "log_to_driver": False,
+        "logging_level": logging.WARNING,
+        "namespace": "localeval",
+    }
     try:
         if address == LOCAL:
             with _machine_only():
@@ -309,8 +342,10 @@ def connect(address: str) -> Callable[[], None]:
         else:
             ray.init(address=address, **options)
     except (ConnectionError, RuntimeError, ValueError) as error:
-        raise ConfigError(f"Could not connect to the Ray cluster at {address!r}: {_message(error).rstrip('.')}. Start one "
-                          "with `ray start --head`, or use --ray local.") from None
+        raise ConfigError(
+            f"Could not connect to the Ray cluster at {address!r}: {_message(error).rstrip('.')}. Start one "
+            "with `ray start --head`, or use --ray local."
+        ) from None
     return ray.shutdown
 
 
@@ -322,8 +357,15 @@ def _machine_only() -> Iterator[None]:
     keeps those requests on the machine."""
     from ray._private import ray_constants
 
-    names = ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "NO_PROXY", "no_proxy",
-             ray_constants.ENABLE_RAY_CLUSTERS_ENV_VAR)
+    names = (
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "http_proxy",
+        "https_proxy",
+        "NO_PROXY",
+        "no_proxy",
+        ray_constants.ENABLE_RAY_CLUSTERS_ENV_VAR,
+    )
     saved = {name: os.environ.pop(name, None) for name in names}
     saved_switch = ray_constants.ENABLE_RAY_CLUSTER
     os.environ.update({name: _CLOSED_PORT for name in names[:4]})

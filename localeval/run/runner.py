@@ -37,9 +37,16 @@ class _Task:
     wants_list: bool = False
 
 
-def run_metrics(samples: list[Sample], metrics: list[Metric], executor: StepExecutor | None,
-                lang_of: Callable[[Sample], str], progress: Progress | None = None, *,
-                encoders: EncodersFor | None = None, options: MetricOptions = DEFAULT_OPTIONS) -> list[SampleScores]:
+def run_metrics(
+    samples: list[Sample],
+    metrics: list[Metric],
+    executor: StepExecutor | None,
+    lang_of: Callable[[Sample], str],
+    progress: Progress | None = None,
+    *,
+    encoders: EncodersFor | None = None,
+    options: MetricOptions = DEFAULT_OPTIONS,
+) -> list[SampleScores]:
     """Score every sample with every metric. On Ctrl-C, unfinished scores become NaN `interrupted`."""
     results = [SampleScores(sample, lang_of(sample)) for sample in samples]
     tasks = []
@@ -78,8 +85,9 @@ Outcomes = dict[tuple[int, Call | Embed | Similarity], StepOutcome]
 _SHARED = CallUsage(cached=True)  # a call another metric of the same sample already made this round
 
 
-def _run_round(tasks: list[_Task], results: list[SampleScores], executor: StepExecutor | None,
-               progress: Progress | None) -> Outcomes:
+def _run_round(
+    tasks: list[_Task], results: list[SampleScores], executor: StepExecutor | None, progress: Progress | None
+) -> Outcomes:
     outcomes: Outcomes = {}
     for step, requests in _group_by_step(tasks):
         for done, (index, call) in enumerate(requests, start=1):

@@ -133,9 +133,14 @@ UNFINISHED_REASONS = frozenset({"interrupted", "judge_timeout", "judge_error", "
 
 def _is_finished(record: Any) -> bool:
     """A whole record (a hand-edited or foreign line is not) with no score that a rerun could still get."""
-    if not (isinstance(record, dict) and isinstance(record.get("id"), str) and isinstance(record.get("lang"), str)
-            and isinstance(record.get("scores"), dict) and isinstance(record.get("nan_reasons", {}), dict)
-            and isinstance(record.get("evidence", {}), dict)):
+    if not (
+        isinstance(record, dict)
+        and isinstance(record.get("id"), str)
+        and isinstance(record.get("lang"), str)
+        and isinstance(record.get("scores"), dict)
+        and isinstance(record.get("nan_reasons", {}), dict)
+        and isinstance(record.get("evidence", {}), dict)
+    ):
         return False
     return not UNFINISHED_REASONS & set(record.get("nan_reasons", {}).values())
 

@@ -49,8 +49,10 @@ def stand_in(step: str, inputs: Mapping[str, StepInput]) -> dict[str, Any]:
         return {"entities": _entities(str(inputs["text"]))}
     if step == "summary_questions":
         text = str(inputs["text"])
-        return {"keyphrases": [_words(text, 2)[:80]] * SUMMARY_QUESTIONS,
-                "questions": [_words(text, QUESTION_WORDS)[:190] + "?"] * SUMMARY_QUESTIONS}
+        return {
+            "keyphrases": [_words(text, 2)[:80]] * SUMMARY_QUESTIONS,
+            "questions": [_words(text, QUESTION_WORDS)[:190] + "?"] * SUMMARY_QUESTIONS,
+        }
     if step == "summary_answers":
         return {"answers": [1] * len(inputs["questions"])}
     raise ValueError(f"no stand-in answer for step '{step}'")
@@ -71,7 +73,7 @@ def _words(text: str, count: int) -> str:
     words = text.split()
     if len(words) <= 1:  # Japanese, Chinese: no spaces
         chars = (text.strip() or "-") * (1 + count * CJK_PER_WORD // max(len(text.strip()), 1))
-        return chars[:count * CJK_PER_WORD]
+        return chars[: count * CJK_PER_WORD]
     return " ".join((words * (1 + count // len(words)))[:count])
 
 

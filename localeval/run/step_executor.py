@@ -49,7 +49,7 @@ def parse_json_answer(text: str) -> Any | None:
     if start < 0 or end < start:
         return None
     try:
-        return json.loads(text[start:end + 1], strict=False)
+        return json.loads(text[start : end + 1], strict=False)
     except json.JSONDecodeError:
         return None
 
@@ -92,16 +92,25 @@ class CallCache:
         self._entries[key] = entry
         if self.path is not None:
             with self.path.open("a", encoding="utf-8") as file:
-                file.write(("\n" if self._cut_short else "") + json.dumps({"key": key, "entry": entry},
-                                                                          ensure_ascii=False) + "\n")
+                file.write(
+                    ("\n" if self._cut_short else "")
+                    + json.dumps({"key": key, "entry": entry}, ensure_ascii=False)
+                    + "\n"
+                )
             self._cut_short = False
 
 
 class StepExecutor:
     """Runs step calls on one judge; identical calls (same inputs, prompt, model, seed) run once."""
 
-    def __init__(self, judge: JudgeBackend, judge_id: str, prompts: PromptLibrary, config: JudgeConfig,
-                 cache: CallCache | None = None):
+    def __init__(
+        self,
+        judge: JudgeBackend,
+        judge_id: str,
+        prompts: PromptLibrary,
+        config: JudgeConfig,
+        cache: CallCache | None = None,
+    ):
         self.judge = judge
         self.judge_id = judge_id
         self.prompts = prompts
@@ -136,11 +145,20 @@ class StepExecutor:
             self.cache.put(key, {"failure": outcome.failure, "detail": outcome.detail, **window})
         return outcome
 
-    def _fitted(self, step: Step, template: PromptTemplate, inputs: dict[str, StepInput], budget: int, seed: int,
-                temperature: float, overflow: ContextOverflow) -> StepOutcome:
+    def _fitted(
+        self,
+        step: Step,
+        template: PromptTemplate,
+        inputs: dict[str, StepInput],
+        budget: int,
+        seed: int,
+        temperature: float,
+        overflow: ContextOverflow,
+    ) -> StepOutcome:
         """The call with the step's fitting input cut down until the prompt fits the window."""
-        detail = (f"prompt needs {overflow.prompt_tokens} tokens plus {budget} for the answer; "
-                  f"context is {self.judge.n_ctx}")
+        detail = (
+            f"prompt needs {overflow.prompt_tokens} tokens plus {budget} for the answer; context is {self.judge.n_ctx}"
+        )
         if step.fit is None:
             return StepOutcome(None, "context_overflow", detail + f"; step '{step.name}' has no input it may cut")
         room = self.judge.n_ctx - budget
@@ -153,8 +171,14 @@ class StepExecutor:
             if cut.kept_chars < min(MIN_KEPT_CHARS, cut.total_chars):
                 break  # a judge shown next to nothing would answer as if the input said nothing
             try:
-                outcome = self._generate(step, template.messages(fitted), step.json_schema(fitted),
-                                         step.token_budget(fitted), seed, temperature)
+                outcome = self._generate(
+                    step,
+                    template.messages(fitted),
+                    step.json_schema(fitted),
+                    step.token_budget(fitted),
+                    seed,
+                    temperature,
+                )
             except ContextOverflow as again:
                 tried.append((cut.kept_chars, again.prompt_tokens))
                 continue
@@ -166,8 +190,15 @@ class StepExecutor:
             return self.config.seed, self.config.temperature
         return self.config.seed + vote, self.config.vote_temperature
 
-    def _generate(self, step: Step, messages: list[dict[str, str]], schema: dict[str, Any], budget: int,
-                  seed: int, temperature: float) -> StepOutcome:
+    def _generate(
+        self,
+        step: Step,
+        messages: list[dict[str, str]],
+        schema: dict[str, Any],
+        budget: int,
+        seed: int,
+        temperature: float,
+    ) -> StepOutcome:
         """One attempt at the step's budget; if the answer is cut off, one more at twice the budget."""
         usage = CallUsage()
         for attempt, max_tokens in enumerate((budget, budget * 2)):
@@ -176,15 +207,22 @@ class StepExecutor:
             except ContextOverflow:
                 if not attempt:
                     raise  # the prompt itself does not fit: the caller cuts it down
-                return StepOutcome(None, "judge_truncated", f"answer exceeded {budget} tokens; "
-                                   f"no room for {max_tokens} in a context of {self.judge.n_ctx}", usage)
+                return StepOutcome(
+                    None,
+                    "judge_truncated",
+                    f"answer exceeded {budget} tokens; no room for {max_tokens} in a context of {self.judge.n_ctx}",
+                    usage,
+                )
             except TimeoutError as error:
                 return StepOutcome(None, "judge_timeout", str(error), usage)
             except Exception as error:  # a judge failure must cost one score, not the run
                 return StepOutcome(None, "judge_error", f"{type(error).__name__}: {error}", usage)
-            usage = CallUsage(usage.prompt_tokens + generation.prompt_tokens,
-                              usage.completion_tokens + generation.completion_tokens,
-                              usage.seconds + generation.seconds, usage.attempts + 1)
+            usage = CallUsage(
+                usage.prompt_tokens + generation.prompt_tokens,
+                usage.completion_tokens + generation.completion_tokens,
+                usage.seconds + generation.seconds,
+                usage.attempts + 1,
+            )
             if not generation.truncated:
                 return _validate(step, generation, usage)
         return StepOutcome(None, "judge_truncated", f"answer exceeded {budget * 2} tokens", usage)
@@ -234,18 +272,29 @@ def _with_probabilities(output: BaseModel, generation: Generation) -> BaseModel:
     fields = type(output).model_fields
     if "probabilities" in fields:  # one mark per sentence, and the answer holds no other digit
         marks = generation.choice_probabilities
-        return (output.model_copy(update={"probabilities": [round(p, 6) for p in marks]})
-                if len(marks) == len(output.verdicts) else output)
+        return (
+            output.model_copy(update={"probabilities": [round(p, 6) for p in marks]})
+            if len(marks) == len(output.verdicts)
+            else output
+        )
     if "probability" not in fields:
         return output
     choices = generation.yes_probabilities if "answer" in fields else generation.choice_probabilities
     return output.model_copy(update={"probability": round(choices[-1], 6)}) if choices else output
 
 
-def _call_key(judge_id: str, step: str, messages: list[dict[str, str]], seed: int, temperature: float,
-              schema: dict[str, Any], budget: int) -> str:
+def _call_key(
+    judge_id: str,
+    step: str,
+    messages: list[dict[str, str]],
+    seed: int,
+    temperature: float,
+    schema: dict[str, Any],
+    budget: int,
+) -> str:
     """Everything that decides the answer: the prompt exactly as the judge reads it (file, inputs and rendering
     code all show there), the grammar and the token budget."""
-    payload = json.dumps([judge_id, step, messages, seed, temperature, schema, budget], ensure_ascii=False,
-                         sort_keys=True)
+    payload = json.dumps(
+        [judge_id, step, messages, seed, temperature, schema, budget], ensure_ascii=False, sort_keys=True
+    )
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()

@@ -10,8 +10,24 @@ from localeval.steps.statements import ANSWER_CLAIM, STATEMENTS
 from localeval.steps.summary import SUMMARY_ANSWERS, SUMMARY_QUESTIONS
 from localeval.steps.verdicts import CONTEXT_USEFULNESS, CRITIQUE, STATEMENT_SUPPORT
 
-STEPS: dict[str, Step] = {step.name: step for step in (
-    STATEMENTS, STATEMENT_SUPPORT, QUESTIONS, CONTEXT_USEFULNESS, SENTENCE_RELEVANCE, ENTITIES, CRITIQUE, RUBRIC,
-    SUMMARY_QUESTIONS, SUMMARY_ANSWERS, QUESTION_PARTS, PART_ANSWERED, RESPONSE_FOCUS, ANSWER_CLAIM)}
+STEPS: dict[str, Step] = {
+    step.name: step
+    for step in (
+        STATEMENTS,
+        STATEMENT_SUPPORT,
+        QUESTIONS,
+        CONTEXT_USEFULNESS,
+        SENTENCE_RELEVANCE,
+        ENTITIES,
+        CRITIQUE,
+        RUBRIC,
+        SUMMARY_QUESTIONS,
+        SUMMARY_ANSWERS,
+        QUESTION_PARTS,
+        PART_ANSWERED,
+        RESPONSE_FOCUS,
+        ANSWER_CLAIM,
+    )
+}
 
 __all__ = ["STEPS", "Call", "Step", "StepInput"]

@@ -41,7 +41,7 @@ RESPONSE_FOCUS = Step(
     output=SentenceVerdicts,
     max_tokens=16,
     description="Mark each numbered sentence of a response 1 if it addresses the question, 0 if it is about "
-                "something the question does not ask.",
+    "something the question does not ask.",
     # Code splits the response into sentences and the judge marks them, as for sentence_relevance.
     aligned=Aligned(input_name="sentences", output_field="verdicts", tokens_per_item=3),
 )

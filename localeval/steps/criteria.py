@@ -50,11 +50,12 @@ def read_definitions(path: Path) -> Definitions:
     for section in _SECTIONS:
         table = data.get(section, {})
         if not isinstance(table, dict):
-            raise ConfigError(f"{path}: [{section}] must be a table of name = \"definition\".")
+            raise ConfigError(f'{path}: [{section}] must be a table of name = "definition".')
         where = f"{path} [{section}]"
         checked_name = _checked_rubric if section == "rubrics" else _checked_name
-        sections[section] = {checked_name(name, where): _checked_text(text, f"{where} {name}")
-                             for name, text in table.items()}
+        sections[section] = {
+            checked_name(name, where): _checked_text(text, f"{where} {name}") for name, text in table.items()
+        }
     return Definitions(**sections)
 
 
@@ -90,8 +91,10 @@ def _checked_rubric(name: object, where: str) -> str:
     """Any other rubric name would be accepted and then never used."""
     name = _checked_name(name, where)
     if name not in RUBRICS:
-        raise ConfigError(f"{where}: unknown rubric '{name}'; rubric_score uses only {' and '.join(RUBRICS)} "
-                          f"(a row's own rubric goes in its `rubric` column).")
+        raise ConfigError(
+            f"{where}: unknown rubric '{name}'; rubric_score uses only {' and '.join(RUBRICS)} "
+            f"(a row's own rubric goes in its `rubric` column)."
+        )
     return name
 
 

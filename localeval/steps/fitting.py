@@ -44,13 +44,19 @@ class Cut:
     total_sentences: int
 
     def as_dict(self) -> dict[str, int | str]:
-        return {"input": self.input_name, "kept_chars": self.kept_chars, "total_chars": self.total_chars,
-                "kept_sentences": self.kept_sentences, "total_sentences": self.total_sentences}
+        return {
+            "input": self.input_name,
+            "kept_chars": self.kept_chars,
+            "total_chars": self.total_chars,
+            "kept_sentences": self.kept_sentences,
+            "total_sentences": self.total_sentences,
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Cut:
-        return cls(data["input"], data["kept_chars"], data["total_chars"], data["kept_sentences"],
-                   data["total_sentences"])
+        return cls(
+            data["input"], data["kept_chars"], data["total_chars"], data["kept_sentences"], data["total_sentences"]
+        )
 
 
 def shrink(fit: Fit, inputs: Mapping[str, StepInput], max_chars: int) -> tuple[dict[str, StepInput], Cut]:
@@ -70,11 +76,15 @@ def shrink(fit: Fit, inputs: Mapping[str, StepInput], max_chars: int) -> tuple[d
     truncated = None
     if not kept and sentences and max_chars > len(GAP) + 1:  # not even the best sentence fits: cut it
         best = order[0]
-        truncated = (best, sentences[best][1][:max_chars - len(GAP) - 1] + GAP)
+        truncated = (best, sentences[best][1][: max_chars - len(GAP) - 1] + GAP)
         kept.add(best)
-    rebuilt = [passage if all(i in kept for i, (p, _) in enumerate(sentences) if p == number) and not
-               (truncated and sentences[truncated[0]][0] == number) else text
-               for number, (passage, text) in enumerate(zip(passages, _rebuild(passages, sentences, kept, truncated)))]
+    rebuilt = [
+        passage
+        if all(i in kept for i, (p, _) in enumerate(sentences) if p == number)
+        and not (truncated and sentences[truncated[0]][0] == number)
+        else text
+        for number, (passage, text) in enumerate(zip(passages, _rebuild(passages, sentences, kept, truncated)))
+    ]
     shrunk = rebuilt[0] if isinstance(value, str) else [p for p in rebuilt if p]
     cut = Cut(fit.input_name, input_chars(shrunk), input_chars(value), len(kept), len(sentences))
     return {**inputs, fit.input_name: shrunk}, cut
@@ -86,8 +96,9 @@ def _ranked(sentences: list[tuple[int, str]], query: frozenset[str]) -> list[int
     return sorted(range(len(sentences)), key=lambda i: (-overlap[i], i))
 
 
-def _rebuild(passages: list[str], sentences: list[tuple[int, str]], kept: set[int],
-             truncated: tuple[int, str] | None) -> list[str]:
+def _rebuild(
+    passages: list[str], sentences: list[tuple[int, str]], kept: set[int], truncated: tuple[int, str] | None
+) -> list[str]:
     """Each passage from its kept sentences, with "…" wherever sentences were left out; empty if none was kept."""
     pieces: list[list[str]] = [[] for _ in passages]
     for index, (passage, sentence) in enumerate(sentences):

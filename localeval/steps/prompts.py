@@ -55,8 +55,10 @@ class PromptTemplate:
 
     def render_input(self, inputs: Mapping[str, StepInput], example: bool = False) -> str:
         """The user turn for `inputs`; a sample's response (not an example's, which is ours) loses its self-vouching."""
-        values = {name: neutralize(format_input(value), self.data_tags, judged=name == JUDGED and not example)
-                  for name, value in inputs.items()}
+        values = {
+            name: neutralize(format_input(value), self.data_tags, judged=name == JUDGED and not example)
+            for name, value in inputs.items()
+        }
         return self.input_template.format_map(values).strip()
 
     def messages(self, inputs: Mapping[str, StepInput]) -> list[Message]:
@@ -118,8 +120,12 @@ class PromptLibrary:
 
     def available(self) -> list[tuple[str, str]]:
         """Every (step, language) pair that has a default prompt file."""
-        return [(step, lang) for step in sorted(STEPS) for lang in LANGUAGES
-                if (self.default_dir / lang / f"{step}.toml").is_file()]
+        return [
+            (step, lang)
+            for step in sorted(STEPS)
+            for lang in LANGUAGES
+            if (self.default_dir / lang / f"{step}.toml").is_file()
+        ]
 
     def export(self, target: Path) -> list[Path]:
         """Copy the default prompt files to `target`, keeping the <lang>/<step>.toml layout; never overwrite."""
@@ -141,7 +147,8 @@ def _check_override_dir(directory: Path) -> None:
     if stray:
         raise PromptFileError(
             f"{directory} has prompt files at its top level ({', '.join(stray)}); "
-            f"put them in language folders, e.g. {directory / 'en' / stray[0]} (see `localeval prompts export`).")
+            f"put them in language folders, e.g. {directory / 'en' / stray[0]} (see `localeval prompts export`)."
+        )
 
 
 def load_prompt_file(path: Path, step: Step, lang: str) -> PromptTemplate:
@@ -154,7 +161,9 @@ def load_prompt_file(path: Path, step: Step, lang: str) -> PromptTemplate:
         raise PromptFileError(f"{path}: invalid TOML: {error}.") from None
     unknown = set(data) - _ALLOWED_KEYS
     if unknown:
-        raise PromptFileError(f"{path}: unknown key(s) {', '.join(sorted(unknown))}; allowed: instruction, input, examples.")
+        raise PromptFileError(
+            f"{path}: unknown key(s) {', '.join(sorted(unknown))}; allowed: instruction, input, examples."
+        )
     instruction = _required_text(data, "instruction", path)
     input_template = _required_text(data, "input", path)
     _check_placeholders(input_template, step, path)
@@ -175,9 +184,11 @@ def _check_placeholders(template: str, step: Step, path: Path) -> None:
     except ValueError as error:
         raise PromptFileError(f"{path}: 'input' template: {error} (write literal braces as {{{{ and }}}}).") from None
     if unknown := names - set(step.inputs):
-        raise PromptFileError(f"{path}: 'input' uses unknown placeholder(s) "
-                              f"{', '.join('{' + n + '}' for n in sorted(unknown))}; this step's inputs are "
-                              f"{', '.join('{' + n + '}' for n in step.inputs)}.")
+        raise PromptFileError(
+            f"{path}: 'input' uses unknown placeholder(s) "
+            f"{', '.join('{' + n + '}' for n in sorted(unknown))}; this step's inputs are "
+            f"{', '.join('{' + n + '}' for n in step.inputs)}."
+        )
     if missing := set(step.inputs) - names:
         raise PromptFileError(f"{path}: 'input' must contain {', '.join('{' + n + '}' for n in sorted(missing))}.")
 

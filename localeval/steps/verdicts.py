@@ -53,6 +53,7 @@ CONTEXT_USEFULNESS = Step(
     fit=Fit("context", query=("user_input", "answer")),
 )
 
+
 class CritiqueAnswer(BaseModel):
     # The reason comes first, then the answer as a word ("yes"/"no", which a 1.5B judge keeps consistent
     # with its reason more often than 1/0): answer-first, the judge often wrote "no" before a reason that

@@ -12,22 +12,52 @@ from localeval.models import load_registry
 from localeval.steps.prompts import PromptLibrary
 
 ROWS = [
-    {"user_input": "How tall is the Eiffel Tower?", "response": "The Eiffel Tower in Paris is 330 metres tall.",
-     "retrieved_contexts": ["The Eiffel Tower is 330 metres tall."], "faithful": True},
-    {"user_input": "How tall is the Eiffel Tower?", "response": "It is 512 metres tall and made of gold.",
-     "retrieved_contexts": ["The Eiffel Tower is 330 metres tall."], "faithful": False},
-    {"user_input": "Where is Lyon?", "response": "Lyon is a large city in the south of France.",
-     "retrieved_contexts": ["Lyon is a city in France."], "faithful": True},
-    {"user_input": "Where is Lyon?", "response": "Lyon is a small village in Peru, near the sea.",
-     "retrieved_contexts": ["Lyon is a city in France."], "faithful": False},
+    {
+        "user_input": "How tall is the Eiffel Tower?",
+        "response": "The Eiffel Tower in Paris is 330 metres tall.",
+        "retrieved_contexts": ["The Eiffel Tower is 330 metres tall."],
+        "faithful": True,
+    },
+    {
+        "user_input": "How tall is the Eiffel Tower?",
+        "response": "It is 512 metres tall and made of gold.",
+        "retrieved_contexts": ["The Eiffel Tower is 330 metres tall."],
+        "faithful": False,
+    },
+    {
+        "user_input": "Where is Lyon?",
+        "response": "Lyon is a large city in the south of France.",
+        "retrieved_contexts": ["Lyon is a city in France."],
+        "faithful": True,
+    },
+    {
+        "user_input": "Where is Lyon?",
+        "response": "Lyon is a small village in Peru, near the sea.",
+        "retrieved_contexts": ["Lyon is a city in France."],
+        "faithful": False,
+    },
 ]
 
 
 def calibrate(tmp_path, *judges: str):
     labelled = write_jsonl(tmp_path / "labels.jsonl", ROWS)
     options = [arg for judge in judges for arg in ("--judge", judge)]
-    result = CliRunner().invoke(main, ["calibrate", str(labelled), "--out", str(tmp_path / "cal"), *options,
-                                       "--folds", "2", "--n-ctx", "4096", "--threads", "2"])
+    result = CliRunner().invoke(
+        main,
+        [
+            "calibrate",
+            str(labelled),
+            "--out",
+            str(tmp_path / "cal"),
+            *options,
+            "--folds",
+            "2",
+            "--n-ctx",
+            "4096",
+            "--threads",
+            "2",
+        ],
+    )
     assert result.exit_code == 0, result.output
     return labelled, result
 
@@ -54,9 +84,25 @@ def test_a_calibration_applies_to_its_judge_and_warns_on_another(tmp_path):
     labelled, _ = calibrate(tmp_path, "smollm2-135m")
     mine = tmp_path / "cal" / "smollm2-135m.json"
     for judge, out in (("smollm2-135m", "same"), ("qwen2.5-coder-0.5b", "other")):
-        result = CliRunner().invoke(main, ["evaluate", str(labelled), "--metrics", "faithfulness", "--judge", judge,
-                                           "--calibration", str(mine), "--out", str(tmp_path / out),
-                                           "--n-ctx", "4096", "--threads", "2"])
+        result = CliRunner().invoke(
+            main,
+            [
+                "evaluate",
+                str(labelled),
+                "--metrics",
+                "faithfulness",
+                "--judge",
+                judge,
+                "--calibration",
+                str(mine),
+                "--out",
+                str(tmp_path / out),
+                "--n-ctx",
+                "4096",
+                "--threads",
+                "2",
+            ],
+        )
         assert result.exit_code == 0, result.output
         manifest = json.loads((tmp_path / out / "manifest.json").read_text())
         assert manifest["calibration"]["en"]["file"] == str(mine)
@@ -69,5 +115,7 @@ def test_a_file_without_labels_is_a_clear_error(tmp_path):
     labelled = write_jsonl(tmp_path / "labels.jsonl", [{k: v for k, v in ROWS[0].items() if k != "faithful"}])
     result = CliRunner().invoke(main, ["calibrate", str(labelled), "--out", str(tmp_path / "c")])
     assert result.exit_code == 1
-    assert "labels.jsonl, line 1: no label: give `faithful` (true/false), `sentence_labels` or `keyword_labels`" \
+    assert (
+        "labels.jsonl, line 1: no label: give `faithful` (true/false), `sentence_labels` or `keyword_labels`"
         in result.output
+    )

@@ -32,17 +32,35 @@ CALLS_BEFORE_CRASH = 4
 
 def test_a_crashed_run_resumes_and_the_rerun_points_to_doctor(tmp_path, smollm_path):
     out = tmp_path / "results"
-    args = ["evaluate", str(EXAMPLE_DATA), "--metrics", "faithfulness", "--judge", "smollm2-135m",
-            "--out", str(out), "--n-ctx", "4096", "--threads", "2"]
+    args = [
+        "evaluate",
+        str(EXAMPLE_DATA),
+        "--metrics",
+        "faithfulness",
+        "--judge",
+        "smollm2-135m",
+        "--out",
+        str(out),
+        "--n-ctx",
+        "4096",
+        "--threads",
+        "2",
+    ]
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
-    crashed = subprocess.run([sys.executable, "-c", CRASH_AFTER_CALLS, str(CALLS_BEFORE_CRASH), *args],
-                             capture_output=True, text=True, env=env, timeout=900)
+    crashed = subprocess.run(
+        [sys.executable, "-c", CRASH_AFTER_CALLS, str(CALLS_BEFORE_CRASH), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+    )
     assert crashed.returncode == -signal.SIGSEGV, crashed.stderr
     assert len((out / "judge_calls.jsonl").read_text().splitlines()) == CALLS_BEFORE_CRASH
     assert (out / "samples.jsonl").read_text() == ""  # no sample had finished
 
-    rerun = subprocess.run([sys.executable, "-m", "localeval.cli", *args], capture_output=True, text=True,
-                           env=env, timeout=900)
+    rerun = subprocess.run(
+        [sys.executable, "-m", "localeval.cli", *args], capture_output=True, text=True, env=env, timeout=900
+    )
     assert rerun.returncode == 0, rerun.stderr
     assert f"Warning: The previous run into {out} (pid " in rerun.stderr
     assert "crashed: Segmentation fault" in rerun.stderr
@@ -73,9 +91,25 @@ def cache_keys(path) -> list[str]:
 
 def test_kill_9_mid_run_then_the_same_command_scores_each_sample_once_paying_no_call_twice(tmp_path, smollm_path):
     out = tmp_path / "results"
-    command = [sys.executable, "-m", "localeval.cli", "evaluate", str(EXAMPLE_DATA), "--metrics",
-               "faithfulness,exact_match", "--judge", "smollm2-135m", "--out", str(out), "--n-ctx", "4096",
-               "--threads", "2", "--batch-size", "2"]
+    command = [
+        sys.executable,
+        "-m",
+        "localeval.cli",
+        "evaluate",
+        str(EXAMPLE_DATA),
+        "--metrics",
+        "faithfulness,exact_match",
+        "--judge",
+        "smollm2-135m",
+        "--out",
+        str(out),
+        "--n-ctx",
+        "4096",
+        "--threads",
+        "2",
+        "--batch-size",
+        "2",
+    ]
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
     run = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
     give_up = time.monotonic() + 600  # a guard against a hang, not a timing assertion
@@ -98,5 +132,7 @@ def test_kill_9_mid_run_then_the_same_command_scores_each_sample_once_paying_no_
     keys = cache_keys(out / "judge_calls.jsonl")
     assert len(keys) == len(set(keys)), "a judge call was paid twice"
     summary = json.loads((out / "summary.json").read_text())
-    assert all(summary["metrics"][m]["count"] + summary["metrics"][m]["nan_count"] == 6
-               for m in ("faithfulness", "exact_match"))
+    assert all(
+        summary["metrics"][m]["count"] + summary["metrics"][m]["nan_count"] == 6
+        for m in ("faithfulness", "exact_match")
+    )

@@ -29,8 +29,9 @@ def test_doctor_reports_the_build_models_embedders_and_a_generation(smollm_path)
         assert section in lines
     assert any("llama-cpp-python:" in line and "0.3." in line for line in lines)
     assert any("system info:" in line and "CPU :" in line for line in lines)
-    assert any(line.startswith("  ok   smollm2-135m (judge):") and "sha256 match the registry" in line
-               for line in lines)
+    assert any(
+        line.startswith("  ok   smollm2-135m (judge):") and "sha256 match the registry" in line for line in lines
+    )
     assert any(line.startswith("  ok   all-minilm-l6-v2:") and "384-d vectors" in line for line in lines)
     judge_line = next(line for line in lines if line.startswith("  ok   smollm2-135m:"))
     assert "tokens prompt in" not in judge_line and "generated" in judge_line and "in a child process" in judge_line
@@ -57,8 +58,9 @@ def test_doctor_fails_when_the_judge_file_is_missing(tmp_path):
 def test_evaluate_stops_before_the_run_when_the_judge_crashes(monkeypatch, tmp_path, smollm_path):
     monkeypatch.setattr(judge_check, "CHILD_COMMAND", CRASHING_CHILD)
     out = tmp_path / "results"
-    result = run("evaluate", str(EXAMPLE_DATA), "--metrics", "faithfulness", "--judge", "smollm2-135m",
-                 "--out", str(out))
+    result = run(
+        "evaluate", str(EXAMPLE_DATA), "--metrics", "faithfulness", "--judge", "smollm2-135m", "--out", str(out)
+    )
     assert result.exit_code == 1
     assert result.output.count("Error: llama.cpp crashed while running the judge") == 1
     assert "Traceback" not in result.output

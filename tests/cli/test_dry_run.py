@@ -14,15 +14,24 @@ from localeval.run.progress import format_duration
 from localeval.run.step_executor import CallCache
 
 ROWS = [
-    {"id": "paris", "user_input": "What is the capital of France?",
-     "response": "Paris is the capital of France. It has about two million people.",
-     "reference": "Paris is the capital of France.",
-     "retrieved_contexts": ["Paris is the capital and largest city of France.", "The Eiffel Tower is in Paris."]},
-    {"id": "moon", "user_input": "When did the first Moon landing happen?",
-     "response": "Apollo 11 landed on the Moon in 1969.",
-     "reference": "Apollo 11 landed on the Moon on 20 July 1969.",
-     "retrieved_contexts": ["Apollo 11 was the first crewed Moon landing, on 20 July 1969.",
-                            "Neil Armstrong stepped out first.", "The mission launched from Florida."]},
+    {
+        "id": "paris",
+        "user_input": "What is the capital of France?",
+        "response": "Paris is the capital of France. It has about two million people.",
+        "reference": "Paris is the capital of France.",
+        "retrieved_contexts": ["Paris is the capital and largest city of France.", "The Eiffel Tower is in Paris."],
+    },
+    {
+        "id": "moon",
+        "user_input": "When did the first Moon landing happen?",
+        "response": "Apollo 11 landed on the Moon in 1969.",
+        "reference": "Apollo 11 landed on the Moon on 20 July 1969.",
+        "retrieved_contexts": [
+            "Apollo 11 was the first crewed Moon landing, on 20 July 1969.",
+            "Neil Armstrong stepped out first.",
+            "The mission launched from Florida.",
+        ],
+    },
 ]
 METRICS = "faithfulness,context_precision,answer_relevancy,exact_match"
 
@@ -30,6 +39,7 @@ METRICS = "faithfulness,context_precision,answer_relevancy,exact_match"
 @pytest.fixture
 def no_models(monkeypatch, tmp_path):
     """Loading the judge's weights, checking it in a child process or loading an embedder fails the test."""
+
     def refuse(*args, **kwargs):
         raise AssertionError("a dry run loaded a model")
 
@@ -43,8 +53,23 @@ def no_models(monkeypatch, tmp_path):
 def dry_run(tmp_path, *extra: str):
     data = write_jsonl(tmp_path / "data.jsonl", ROWS)
     out = tmp_path / "results"
-    result = CliRunner().invoke(main, ["evaluate", str(data), "--judge", "qwen2.5-coder-0.5b", "--metrics", METRICS,
-                                       "--out", str(out), "--threads", "2", "--dry-run", *extra])
+    result = CliRunner().invoke(
+        main,
+        [
+            "evaluate",
+            str(data),
+            "--judge",
+            "qwen2.5-coder-0.5b",
+            "--metrics",
+            METRICS,
+            "--out",
+            str(out),
+            "--threads",
+            "2",
+            "--dry-run",
+            *extra,
+        ],
+    )
     return result, out
 
 
@@ -80,8 +105,10 @@ def test_consecutive_calls_of_a_step_reuse_the_cached_instruction(tmp_path, no_m
 @pytest.mark.slow
 def test_without_stored_speeds_the_default_is_named(tmp_path, no_models):
     result, _ = dry_run(tmp_path)
-    assert ("Speeds: 280 prompt tok/s, 59 generated tok/s: default speeds for Qwen2.5-Coder-0.5B Q4_K_M on a "
-            "2-core CPU, 2 threads (no run of this judge stored here yet).") in result.stdout
+    assert (
+        "Speeds: 280 prompt tok/s, 59 generated tok/s: default speeds for Qwen2.5-Coder-0.5B Q4_K_M on a "
+        "2-core CPU, 2 threads (no run of this judge stored here yet)."
+    ) in result.stdout
 
 
 @pytest.mark.slow
@@ -89,8 +116,10 @@ def test_speeds_stored_by_an_earlier_run_are_used(tmp_path, no_models, qwen05_pa
     remember(key_for(file_sha256(qwen05_path), 0, 2), Speeds(100.0, 10.0))
     result, _ = dry_run(tmp_path)
     assert result.exit_code == 0, result.output
-    assert "Speeds: 100 prompt tok/s, 10 generated tok/s: measured in this machine's last run of this judge (" \
+    assert (
+        "Speeds: 100 prompt tok/s, 10 generated tok/s: measured in this machine's last run of this judge ("
         in result.stdout
+    )
     calls, prompt, to_process, generated, time = row(result.stdout, "total")
     expected = int(to_process.replace(",", "")) / 100 + int(generated.replace(",", "")) / 10
     assert time == format_duration(expected)
@@ -98,8 +127,20 @@ def test_speeds_stored_by_an_earlier_run_are_used(tmp_path, no_models, qwen05_pa
 
 def test_judge_free_metrics_need_no_judge(tmp_path, no_models):
     data = write_jsonl(tmp_path / "data.jsonl", ROWS)
-    result = CliRunner().invoke(main, ["evaluate", str(data), "--metrics", "exact_match,rouge_l", "--judge",
-                                       "./no-such-judge.gguf", "--out", str(tmp_path / "results"), "--dry-run"])
+    result = CliRunner().invoke(
+        main,
+        [
+            "evaluate",
+            str(data),
+            "--metrics",
+            "exact_match,rouge_l",
+            "--judge",
+            "./no-such-judge.gguf",
+            "--out",
+            str(tmp_path / "results"),
+            "--dry-run",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert row(result.stdout, "rouge_l") == ["0", "0", "0", "0", "-"]
     assert "No chosen metric uses the judge." in result.stdout
@@ -108,8 +149,20 @@ def test_judge_free_metrics_need_no_judge(tmp_path, no_models):
 
 def test_a_missing_judge_is_an_error_not_a_traceback(tmp_path, no_models):
     data = write_jsonl(tmp_path / "data.jsonl", ROWS)
-    result = CliRunner().invoke(main, ["evaluate", str(data), "--metrics", "faithfulness", "--judge",
-                                       "./no-such-judge.gguf", "--out", str(tmp_path / "results"), "--dry-run"])
+    result = CliRunner().invoke(
+        main,
+        [
+            "evaluate",
+            str(data),
+            "--metrics",
+            "faithfulness",
+            "--judge",
+            "./no-such-judge.gguf",
+            "--out",
+            str(tmp_path / "results"),
+            "--dry-run",
+        ],
+    )
     assert result.exit_code == 1
     assert re.search(r"^Error: .*no-such-judge\.gguf", result.output, re.MULTILINE)
     assert not (tmp_path / "results").exists()
@@ -128,8 +181,10 @@ def test_judge_calls_finished_in_the_results_folder_are_not_counted(tmp_path, no
     result, _ = dry_run(tmp_path)
     assert result.exit_code == 0, result.output
     assert row(result.stdout, "total")[:4] == ["0", "0", "0", "0"]
-    assert f"{len(kept.splitlines())} judge calls finished by an earlier run into the results folder are reused" \
+    assert (
+        f"{len(kept.splitlines())} judge calls finished by an earlier run into the results folder are reused"
         in result.stdout
+    )
     assert calls_file.read_text(encoding="utf-8") == kept  # read, never written
     assert sorted(p.name for p in out.iterdir()) == ["judge_calls.jsonl"]
 
@@ -155,6 +210,7 @@ def test_a_steps_instructions_count_once_however_the_steps_alternate(qwen05_path
     first, total, _ = ask(support)
     assert first == total  # the instructions are new: every token is processed
     ask(questions)
-    again, total, prefix_length = ask(Call.of("statement_support", retrieved_contexts=["Rome is in Italy."],
-                                              statement="Rome is in Spain."))
+    again, total, prefix_length = ask(
+        Call.of("statement_support", retrieved_contexts=["Rome is in Italy."], statement="Rome is in Spain.")
+    )
     assert prefix_length > 300 and again == total - prefix_length

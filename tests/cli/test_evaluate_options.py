@@ -23,11 +23,33 @@ def optioned_run(tmp_path_factory):
     criteria = folder / "criteria.toml"
     criteria.write_text(f'[criteria]\npoliteness = "{POLITENESS}"\n', encoding="utf-8")
     out = folder / "results"
-    result = CliRunner().invoke(main, [
-        "evaluate", str(data), "--metrics", "answer_relevancy,rubric_score,aspect_critique:politeness",
-        "--judge", "smollm2-135m", "--out", str(out), "--n-ctx", "4096",
-        "--strictness", "1", "--rubric", f"with_reference={RUBRIC}", "--criteria-file", str(criteria),
-        "--embedder", "multilingual-e5-small", "--seed", "5", "--temperature", "0.3"])
+    result = CliRunner().invoke(
+        main,
+        [
+            "evaluate",
+            str(data),
+            "--metrics",
+            "answer_relevancy,rubric_score,aspect_critique:politeness",
+            "--judge",
+            "smollm2-135m",
+            "--out",
+            str(out),
+            "--n-ctx",
+            "4096",
+            "--strictness",
+            "1",
+            "--rubric",
+            f"with_reference={RUBRIC}",
+            "--criteria-file",
+            str(criteria),
+            "--embedder",
+            "multilingual-e5-small",
+            "--seed",
+            "5",
+            "--temperature",
+            "0.3",
+        ],
+    )
     assert result.exit_code == 0, result.output
     record = json.loads((out / "samples.jsonl").read_text())
     return record, json.loads((out / "manifest.json").read_text())

@@ -21,8 +21,12 @@ from localeval.judge.system import llama_build
 from localeval.models import ResolvedModel, resolve_embedder_dir
 from localeval.run import evaluation, judges
 
-GOOD_ROW = {"user_input": "What colour is the sky?", "response": "Blue.", "reference": "Blue.",
-            "retrieved_contexts": ["The sky is blue."]}
+GOOD_ROW = {
+    "user_input": "What colour is the sky?",
+    "response": "Blue.",
+    "reference": "Blue.",
+    "retrieved_contexts": ["The sky is blue."],
+}
 
 
 def evaluate(data: Path, out: Path, *args: str):
@@ -69,36 +73,53 @@ def judge_replying(monkeypatch: pytest.MonkeyPatch):
 
 
 def test_a_dataset_whose_rows_are_all_bad_is_an_error(tmp_path):
-    data = write_jsonl(tmp_path / "data.jsonl", [{"id": "a", "response": 1, "reference": "R"},
-                                                 {"id": "b", "response": "A", "reference": ["x"]}])
+    data = write_jsonl(
+        tmp_path / "data.jsonl",
+        [{"id": "a", "response": 1, "reference": "R"}, {"id": "b", "response": "A", "reference": ["x"]}],
+    )
     result = evaluate(data, tmp_path / "out", "--metrics", "exact_match")
-    assert_refused(result, f"Error: {data} has no row to score: all 2 rows have errors; the first: "
-                           "line 1 (id a): response: expected a string, got a number")
+    assert_refused(
+        result,
+        f"Error: {data} has no row to score: all 2 rows have errors; the first: "
+        "line 1 (id a): response: expected a string, got a number",
+    )
     assert not (tmp_path / "out").exists()
 
 
 def test_metrics_that_no_row_can_feed_are_an_error(tmp_path):
     data = write_jsonl(tmp_path / "data.jsonl", [{"user_input": "Q?", "response": "A."}])
     result = evaluate(data, tmp_path / "out", "--metrics", "exact_match")
-    assert_refused(result, "Error: No chosen metric can run on this dataset (exact_match: the dataset has no "
-                           "reference); every score would be NaN.")
+    assert_refused(
+        result,
+        "Error: No chosen metric can run on this dataset (exact_match: the dataset has no "
+        "reference); every score would be NaN.",
+    )
     assert not (tmp_path / "out").exists()
 
 
 def test_metrics_whose_fields_are_only_in_rows_with_bad_values_are_an_error(tmp_path):
     data = write_jsonl(tmp_path / "data.jsonl", [{"response": "A.", "reference": 5}, {"reference": "A."}])
     result = evaluate(data, tmp_path / "out", "--metrics", "exact_match")
-    assert_refused(result, "Error: No chosen metric can run on this dataset (exact_match: the rows without bad "
-                           "values have no response); every score would be NaN.")
-    assert "NaN. The first row skipped for a bad value: line 1: reference: expected a string, got a number" in result.stderr
+    assert_refused(
+        result,
+        "Error: No chosen metric can run on this dataset (exact_match: the rows without bad "
+        "values have no response); every score would be NaN.",
+    )
+    assert (
+        "NaN. The first row skipped for a bad value: line 1: reference: expected a string, got a number"
+        in result.stderr
+    )
     assert not (tmp_path / "out").exists()
 
 
 def test_a_dataset_with_no_known_column_is_an_error(tmp_path):
     data = write_jsonl(tmp_path / "data.jsonl", [{"q": "Q?", "a": "A."}])
     result = evaluate(data, tmp_path / "out", "--metrics", "exact_match")
-    assert_refused(result, f"Error: {data} has no row to score: its only row has errors; the first: line 1: "
-                           "no known fields (its keys are 'q', 'a'); expected some of user_input, ")
+    assert_refused(
+        result,
+        f"Error: {data} has no row to score: its only row has errors; the first: line 1: "
+        "no known fields (its keys are 'q', 'a'); expected some of user_input, ",
+    )
     assert "--map source=target" in error_lines(result)[0]
 
 
@@ -116,7 +137,8 @@ def test_a_judge_failing_every_call_writes_the_results_and_exits_3(tmp_path, jud
     assert result.exit_code == 3, result.output
     assert error_lines(result) == [
         "Error: the judge failed on 2 of 2 judge-based scores (100%: judge_error ×2), more than the 50% a run may "
-        "lose; their NaN reasons and details are in samples.jsonl, and `localeval doctor` checks the judge."]
+        "lose; their NaN reasons and details are in samples.jsonl, and `localeval doctor` checks the judge."
+    ]
     assert "Results written to" in result.stdout
     records = [json.loads(line) for line in (tmp_path / "out" / "samples.jsonl").read_text().splitlines()]
     assert [r["nan_reasons"] for r in records] == [{"rubric_score": "judge_error"}] * 2
@@ -137,14 +159,18 @@ def test_a_judge_failing_on_a_minority_of_scores_still_passes(tmp_path, judge_re
 
 def test_map_from_a_column_that_does_not_exist_names_the_columns(data, tmp_path):
     result = evaluate(data, tmp_path / "out", "--map", "nothere=response")
-    assert_refused(result, f"Error: --map 'nothere=response': {data} has no column 'nothere'; its columns are "
-                           "'user_input', 'response', 'reference', 'retrieved_contexts'")
+    assert_refused(
+        result,
+        f"Error: --map 'nothere=response': {data} has no column 'nothere'; its columns are "
+        "'user_input', 'response', 'reference', 'retrieved_contexts'",
+    )
 
 
 def test_an_unknown_rubric_is_refused(data, tmp_path):
     result = evaluate(data, tmp_path / "out", "--rubric", "foo=bar")
-    assert_refused(result, "Error: --rubric: unknown rubric 'foo'; rubric_score uses only reference_free and "
-                           "with_reference")
+    assert_refused(
+        result, "Error: --rubric: unknown rubric 'foo'; rubric_score uses only reference_free and with_reference"
+    )
 
 
 def test_a_non_text_rubric_costs_its_row_when_rubric_score_runs(tmp_path, judge_replying):
@@ -157,12 +183,15 @@ def test_a_non_text_rubric_costs_its_row_when_rubric_score_runs(tmp_path, judge_
     assert len(judge.calls) == 1
 
 
-@pytest.mark.parametrize(("option", "value", "message"), [
-    ("--n-ctx", "0", "Invalid value for '--n-ctx': 0 is not in the range x>=512."),
-    ("--threads", "0", "Invalid value for '--threads': 0 is not in the range x>=1."),
-    ("--temperature", "-1", "Invalid value for '--temperature': -1.0 is not in the range x>=0.0."),
-    ("--gpu-layers", "-2", "Invalid value for '--gpu-layers': -2 is not in the range x>=-1."),
-])
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("--n-ctx", "0", "Invalid value for '--n-ctx': 0 is not in the range x>=512."),
+        ("--threads", "0", "Invalid value for '--threads': 0 is not in the range x>=1."),
+        ("--temperature", "-1", "Invalid value for '--temperature': -1.0 is not in the range x>=0.0."),
+        ("--gpu-layers", "-2", "Invalid value for '--gpu-layers': -2 is not in the range x>=-1."),
+    ],
+)
 def test_judge_settings_out_of_range_are_usage_errors(data, tmp_path, option, value, message):
     result = evaluate(data, tmp_path / "out", option, value)
     assert result.exit_code == 2, result.output
@@ -170,8 +199,9 @@ def test_judge_settings_out_of_range_are_usage_errors(data, tmp_path, option, va
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("command", [["doctor", "--threads", "0"], ["calibrate", "x.jsonl", "--out", "c",
-                                                                      "--n-ctx", "100"]])
+@pytest.mark.parametrize(
+    "command", [["doctor", "--threads", "0"], ["calibrate", "x.jsonl", "--out", "c", "--n-ctx", "100"]]
+)
 def test_other_judge_commands_check_the_same_ranges(command):
     result = CliRunner().invoke(main, command)
     assert result.exit_code == 2 and "is not in the range" in result.stderr, result.output
@@ -180,30 +210,42 @@ def test_other_judge_commands_check_the_same_ranges(command):
 @pytest.mark.skipif(llama_build().gpu_offload, reason="this llama-cpp-python is a GPU build")
 def test_gpu_layers_on_a_cpu_build_is_refused_before_the_judge_loads(data, tmp_path, monkeypatch):
     monkeypatch.setattr(judges, "ensure_judge_runs", no_judge_may_load)
-    result = evaluate(data, tmp_path / "out", "--metrics", "faithfulness", "--judge", "smollm2-135m",
-                      "--gpu-layers", "-1")
-    assert_refused(result, "Error: --gpu-layers -1: this llama-cpp-python is a CPU build, with no GPU offload. "
-                           'Rebuild it for the GPU (CMAKE_ARGS="-DGGML_CUDA=on" scripts/setup.sh)')
+    result = evaluate(
+        data, tmp_path / "out", "--metrics", "faithfulness", "--judge", "smollm2-135m", "--gpu-layers", "-1"
+    )
+    assert_refused(
+        result,
+        "Error: --gpu-layers -1: this llama-cpp-python is a CPU build, with no GPU offload. "
+        'Rebuild it for the GPU (CMAKE_ARGS="-DGGML_CUDA=on" scripts/setup.sh)',
+    )
     assert not (tmp_path / "out").exists()
 
 
 def test_a_bi_encoder_is_refused_as_cross_encoder_before_any_model_loads(data, tmp_path):
     minilm = resolve_embedder_dir("all-minilm-l6-v2")
     result = evaluate(data, tmp_path / "out", "--metrics", "answer_similarity", "--cross-encoder", str(minilm))
-    assert_refused(result, f"Error: Cross-encoder {minilm} is a sentence-transformers SentenceTransformer model "
-                           "(an embedder), not a cross-encoder; give it to --embedder")
+    assert_refused(
+        result,
+        f"Error: Cross-encoder {minilm} is a sentence-transformers SentenceTransformer model "
+        "(an embedder), not a cross-encoder; give it to --embedder",
+    )
     assert not (tmp_path / "out").exists()
 
 
 def test_a_bad_value_in_a_field_no_chosen_metric_reads_is_a_warning(tmp_path):
-    data = write_jsonl(tmp_path / "data.jsonl", [
-        {"id": "a", "response": "Blue.", "reference": "Blue.", "retrieved_contexts": "not a list"},
-        {"id": "b", "response": "Grey.", "reference": "Blue.", "reference_context_ids": [True]},
-    ])
+    data = write_jsonl(
+        tmp_path / "data.jsonl",
+        [
+            {"id": "a", "response": "Blue.", "reference": "Blue.", "retrieved_contexts": "not a list"},
+            {"id": "b", "response": "Grey.", "reference": "Blue.", "reference_context_ids": [True]},
+        ],
+    )
     result = evaluate(data, tmp_path / "out", "--metrics", "exact_match")
     assert result.exit_code == 0, result.output
-    assert "Warning: 2 bad values in fields that the chosen metrics do not read; those rows run without them:" \
+    assert (
+        "Warning: 2 bad values in fields that the chosen metrics do not read; those rows run without them:"
         in result.stderr
+    )
     assert "  line 1 (id a): retrieved_contexts: expected a list of strings, got a string" in result.stderr
     records = [json.loads(line) for line in (tmp_path / "out" / "samples.jsonl").open()]
     assert [(r["id"], r["scores"]["exact_match"]) for r in records] == [("a", 1.0), ("b", 0.0)]
@@ -212,14 +254,19 @@ def test_a_bad_value_in_a_field_no_chosen_metric_reads_is_a_warning(tmp_path):
 
 
 def test_a_bad_value_in_a_field_a_chosen_metric_reads_costs_the_row(tmp_path):
-    data = write_jsonl(tmp_path / "data.jsonl", [
-        {"id": "a", "response": "Blue.", "reference": "Blue."},
-        {"id": "b", "response": "Grey.", "reference": 3},
-    ])
+    data = write_jsonl(
+        tmp_path / "data.jsonl",
+        [
+            {"id": "a", "response": "Blue.", "reference": "Blue."},
+            {"id": "b", "response": "Grey.", "reference": 3},
+        ],
+    )
     result = evaluate(data, tmp_path / "out", "--metrics", "exact_match")
     assert result.exit_code == 0, result.output
-    assert result.stderr.splitlines()[1:3] == ["Warning: 1 row skipped for bad values:",
-                                               "  line 2 (id b): reference: expected a string, got a number"]
+    assert result.stderr.splitlines()[1:3] == [
+        "Warning: 1 row skipped for bad values:",
+        "  line 2 (id b): reference: expected a string, got a number",
+    ]
     assert "line 2" not in result.stdout and "1 row skipped for bad values" in result.stdout
     assert [json.loads(line)["id"] for line in (tmp_path / "out" / "samples.jsonl").open()] == ["a"]
 
@@ -237,7 +284,8 @@ def test_a_semicolon_csv_is_read(tmp_path):
 
 def test_row_errors_go_to_stderr_the_first_ten_then_a_count_and_all_to_the_summary(tmp_path):
     rows = [{"id": f"bad{i}", "response": "Grey.", "reference": i} for i in range(15)] + [
-        {"id": "good", "response": "Blue.", "reference": "Blue."}]
+        {"id": "good", "response": "Blue.", "reference": "Blue."}
+    ]
     result = evaluate(write_jsonl(tmp_path / "data.jsonl", rows), tmp_path / "out", "--metrics", "exact_match")
     assert result.exit_code == 0, result.output
     shown = [line for line in result.stderr.splitlines() if line.startswith("  line ")]
@@ -265,10 +313,13 @@ def no_judge_may_load(*args, **kwargs):
     raise AssertionError("the judge was loaded before the results folder was checked")
 
 
-@pytest.mark.parametrize("out, message", [
-    ("a-file/results", "Error: Cannot create the results folder {out}: Not a directory"),
-    ("/proc/localeval-results", "Error: Cannot create the results folder {out}: "),
-])
+@pytest.mark.parametrize(
+    "out, message",
+    [
+        ("a-file/results", "Error: Cannot create the results folder {out}: Not a directory"),
+        ("/proc/localeval-results", "Error: Cannot create the results folder {out}: "),
+    ],
+)
 def test_an_out_that_cannot_be_written_fails_before_the_judge_loads(data, tmp_path, monkeypatch, out, message):
     (tmp_path / "a-file").write_text("a file, not a folder")
     out = out if out.startswith("/") else str(tmp_path / out)
@@ -277,8 +328,9 @@ def test_an_out_that_cannot_be_written_fails_before_the_judge_loads(data, tmp_pa
     assert_refused(result, message.format(out=out))
 
 
-def test_results_that_cannot_be_saved_are_a_clear_error_and_the_judge_calls_are_kept(tmp_path, judge_replying,
-                                                                                    monkeypatch):
+def test_results_that_cannot_be_saved_are_a_clear_error_and_the_judge_calls_are_kept(
+    tmp_path, judge_replying, monkeypatch
+):
     from localeval.results.run_result import RunResult
 
     def disk_full(self, out_dir):
@@ -288,16 +340,25 @@ def test_results_that_cannot_be_saved_are_a_clear_error_and_the_judge_calls_are_
     monkeypatch.setattr(RunResult, "save_summary", disk_full)
     data = write_jsonl(tmp_path / "data.jsonl", [GOOD_ROW])
     result = evaluate(data, tmp_path / "out", "--metrics", "context_recall")
-    assert_refused(result, f"Error: Could not write the results to {tmp_path / 'out'}: No space left on device. "
-                           f"The work finished so far is kept in {tmp_path / 'out' / 'samples.jsonl'} and "
-                           f"{tmp_path / 'out' / 'judge_calls.jsonl'}: rerun the same command")
+    assert_refused(
+        result,
+        f"Error: Could not write the results to {tmp_path / 'out'}: No space left on device. "
+        f"The work finished so far is kept in {tmp_path / 'out' / 'samples.jsonl'} and "
+        f"{tmp_path / 'out' / 'judge_calls.jsonl'}: rerun the same command",
+    )
 
 
 def test_readme_lists_exactly_the_exit_codes_that_evaluate_uses():
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     start = readme.index("- **Exit codes**")
-    section = readme[start:readme.index("\n\n", start)]
+    section = readme[start : readme.index("\n\n", start)]
     codes = {int(code) for code in re.findall(r"`(\d+)`", section)}
     # 1: an Error: line (LocalevalError); 2: click's usage errors
-    assert codes == {0, 1, 2, evaluate_command.EXIT_JUDGE_FAILED, evaluate_command.EXIT_BELOW_THRESHOLD,
-                     evaluate_command.EXIT_INTERRUPTED}
+    assert codes == {
+        0,
+        1,
+        2,
+        evaluate_command.EXIT_JUDGE_FAILED,
+        evaluate_command.EXIT_BELOW_THRESHOLD,
+        evaluate_command.EXIT_INTERRUPTED,
+    }

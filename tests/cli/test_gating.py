@@ -14,16 +14,19 @@ from localeval.results.gating import gate, parse_bounds
 from localeval.results.run_result import MetricSummary
 
 # exact_match: 1, 0, 1 -> mean 2/3; the fourth row has no reference, so its exact_match is NaN.
-ROWS = [{"id": "a", "response": "Paris", "reference": "Paris"},
-        {"id": "b", "response": "Lyon", "reference": "Paris"},
-        {"id": "c", "response": "Rome", "reference": "Rome"},
-        {"id": "d", "response": "Oslo"}]
+ROWS = [
+    {"id": "a", "response": "Paris", "reference": "Paris"},
+    {"id": "b", "response": "Lyon", "reference": "Paris"},
+    {"id": "c", "response": "Rome", "reference": "Rome"},
+    {"id": "d", "response": "Oslo"},
+]
 
 
 def evaluate(tmp_path, *args: str):
     data = write_jsonl(tmp_path / "data.jsonl", ROWS)
-    return CliRunner().invoke(main, ["evaluate", str(data), "--metrics", "exact_match", "--out",
-                                     str(tmp_path / "out"), *args])
+    return CliRunner().invoke(
+        main, ["evaluate", str(data), "--metrics", "exact_match", "--out", str(tmp_path / "out"), *args]
+    )
 
 
 def test_a_mean_at_or_above_its_bound_passes(tmp_path):
@@ -45,20 +48,36 @@ def test_nan_fails_the_gate_under_the_default_policy(tmp_path):
 
 
 def test_summary_md_is_a_markdown_table_with_the_gate(tmp_path):
-    result = evaluate(tmp_path, "--fail-under", "exact_match=0.7", "--nan-policy", "skip",
-                      "--summary-md", str(tmp_path / "summary.md"))
+    result = evaluate(
+        tmp_path,
+        "--fail-under",
+        "exact_match=0.7",
+        "--nan-policy",
+        "skip",
+        "--summary-md",
+        str(tmp_path / "summary.md"),
+    )
     assert result.exit_code == EXIT_BELOW_THRESHOLD
     lines = (tmp_path / "summary.md").read_text().splitlines()
-    assert lines[:3] == ["| Metric | Mean | Scored | NaN | Gate |", "|:---|---:|---:|---:|:---|",
-                         "| `exact_match` | 0.667 | 3 | 1 | **FAIL**: mean 0.667 < 0.7 |"]
+    assert lines[:3] == [
+        "| Metric | Mean | Scored | NaN | Gate |",
+        "|:---|---:|---:|---:|:---|",
+        "| `exact_match` | 0.667 | 3 | 1 | **FAIL**: mean 0.667 < 0.7 |",
+    ]
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--fail-under", "faithfulness=0.8"], "--fail-under names faithfulness, which this run does not compute"),
-    (["--fail-under", "exact_match"], "--fail-under expects METRIC=BOUND"),
-    (["--fail-under", "exact_match=high"], "--fail-under exact_match: 'high' is not a number."),
-    (["--fail-under", "exact_match=0.5", "--fail-under", "exact_match=0.6"], "--fail-under names exact_match twice."),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--fail-under", "faithfulness=0.8"], "--fail-under names faithfulness, which this run does not compute"),
+        (["--fail-under", "exact_match"], "--fail-under expects METRIC=BOUND"),
+        (["--fail-under", "exact_match=high"], "--fail-under exact_match: 'high' is not a number."),
+        (
+            ["--fail-under", "exact_match=0.5", "--fail-under", "exact_match=0.6"],
+            "--fail-under names exact_match twice.",
+        ),
+    ],
+)
 def test_a_bad_bound_is_refused_before_the_run(tmp_path, args, message):
     result = evaluate(tmp_path, *args)
     assert result.exit_code == 1 and message in result.output, result.output

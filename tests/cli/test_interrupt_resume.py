@@ -19,16 +19,39 @@ def finished_calls(path) -> int:
 
 @pytest.mark.slow
 def test_ctrl_c_exits_130_and_the_rerun_resumes_from_the_finished_calls(tmp_path):
-    data = write_jsonl(tmp_path / "data.jsonl", [json.loads(line) for line in
-                                                 EXAMPLE_DATA.read_text(encoding="utf-8").splitlines()[:3]])
+    data = write_jsonl(
+        tmp_path / "data.jsonl",
+        [json.loads(line) for line in EXAMPLE_DATA.read_text(encoding="utf-8").splitlines()[:3]],
+    )
     out = tmp_path / "results"
-    command = [sys.executable, "-m", "localeval.cli", "evaluate", str(data), "--metrics", "faithfulness",
-               "--judge", "smollm2-135m", "--out", str(out), "--n-ctx", "4096", "--threads", "2"]
+    command = [
+        sys.executable,
+        "-m",
+        "localeval.cli",
+        "evaluate",
+        str(data),
+        "--metrics",
+        "faithfulness",
+        "--judge",
+        "smollm2-135m",
+        "--out",
+        str(out),
+        "--n-ctx",
+        "4096",
+        "--threads",
+        "2",
+    ]
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
     calls = out / "judge_calls.jsonl"
     # Ctrl-C's own disposition, even when the tests themselves run in the background (which ignores SIGINT).
-    run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    run = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     give_up = time.monotonic() + 600  # a guard against a hang, not a timing assertion
     while finished_calls(calls) < 1:
         assert run.poll() is None, run.communicate()

@@ -9,12 +9,27 @@ from conftest import write_jsonl
 from localeval.cli import main
 
 ROWS = [
-    {"id": "en", "user_input": "How tall is Mount Fuji?", "response": "Mount Fuji is 3,776 metres tall.",
-     "reference": "It is 3,776 m high.", "retrieved_contexts": ["Mount Fuji is 3,776 metres high."]},
-    {"id": "ja", "user_input": "富士山の高さは？", "response": "富士山の高さは3776メートルです。",
-     "reference": "３７７６メートルです。", "retrieved_contexts": ["富士山は標高3776メートルの日本最高峰である。"]},
-    {"id": "zh", "user_input": "长江有多长？", "response": "长江全长约6300公里。",
-     "reference": "约6300公里。", "retrieved_contexts": ["长江全长约6300公里，是中国第一长河。"]},
+    {
+        "id": "en",
+        "user_input": "How tall is Mount Fuji?",
+        "response": "Mount Fuji is 3,776 metres tall.",
+        "reference": "It is 3,776 m high.",
+        "retrieved_contexts": ["Mount Fuji is 3,776 metres high."],
+    },
+    {
+        "id": "ja",
+        "user_input": "富士山の高さは？",
+        "response": "富士山の高さは3776メートルです。",
+        "reference": "３７７６メートルです。",
+        "retrieved_contexts": ["富士山は標高3776メートルの日本最高峰である。"],
+    },
+    {
+        "id": "zh",
+        "user_input": "长江有多长？",
+        "response": "长江全长约6300公里。",
+        "reference": "约6300公里。",
+        "retrieved_contexts": ["长江全长约6300公里，是中国第一长河。"],
+    },
 ]
 
 
@@ -26,8 +41,18 @@ def run(*args: str):
 def mixed_run(tmp_path_factory):
     folder = tmp_path_factory.mktemp("mixed")
     data = write_jsonl(folder / "data.jsonl", ROWS)
-    result = run("evaluate", str(data), "--metrics", "faithfulness,answer_similarity", "--judge", "smollm2-135m",
-                 "--out", str(folder / "out"), "--n-ctx", "4096")
+    result = run(
+        "evaluate",
+        str(data),
+        "--metrics",
+        "faithfulness,answer_similarity",
+        "--judge",
+        "smollm2-135m",
+        "--out",
+        str(folder / "out"),
+        "--n-ctx",
+        "4096",
+    )
     return result, folder / "out"
 
 
@@ -44,8 +69,9 @@ def test_each_language_gets_its_own_prompts_and_ja_zh_a_multilingual_embedder(mi
     _, out = mixed_run
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["languages"] == {"en": 1, "ja": 1, "zh": 1}
-    assert set(manifest["prompts"]) == {f"{lang}/{step}" for lang in ("en", "ja", "zh")
-                                        for step in ("statements", "answer_claim", "statement_support")}
+    assert set(manifest["prompts"]) == {
+        f"{lang}/{step}" for lang in ("en", "ja", "zh") for step in ("statements", "answer_claim", "statement_support")
+    }
     embedders = manifest["encoders"]["embedder_by_language"]
     assert "multilingual-e5-small" in embedders["ja"] and embedders["ja"] == embedders["zh"]
     assert "multilingual-e5-small" not in embedders["en"]
@@ -70,5 +96,7 @@ def test_the_manifest_records_each_languages_calibration_and_the_run_says_where_
         assert calibration[lang]["name"] == "judge probability (uncalibrated)"
         assert calibration[lang]["file"] is None and calibration[lang]["factors"] == []
         assert calibration[lang]["why"] == "no calibration fitted for this judge"
-    assert ("No calibration for the judge smollm2-135m in en, ja, zh: P(supported) there is the judge's own "
-            "probability. `localeval calibrate LABELLED.jsonl --judge smollm2-135m --out DIR` fits one") in result.output
+    assert (
+        "No calibration for the judge smollm2-135m in en, ja, zh: P(supported) there is the judge's own "
+        "probability. `localeval calibrate LABELLED.jsonl --judge smollm2-135m --out DIR` fits one"
+    ) in result.output

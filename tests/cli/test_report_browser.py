@@ -18,12 +18,27 @@ CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver"
 ARTIFACTS = Path(os.environ.get("LOCALEVAL_TEST_ARTIFACTS", Path(__file__).resolve().parents[1] / "artifacts"))
 ATTACK = "4 </script><script>alert(1)</script> <b>bold</b>"
 ROWS = [
-    {"id": "paris", "user_input": "What is the capital of France?", "response": "Paris is the capital of France.",
-     "retrieved_contexts": ["Paris is the capital of France."], "reference": "Paris is the capital of France."},
-    {"id": "inject", "user_input": "What is 2+2?", "response": ATTACK, "retrieved_contexts": ["2+2 equals 4."],
-     "reference": "4"},
-    {"id": "tokyo", "user_input": "日本の首都は？", "response": "東京です。", "retrieved_contexts": [],
-     "reference": "東京です。"},  # no context: NaN with a reason, and no judge call
+    {
+        "id": "paris",
+        "user_input": "What is the capital of France?",
+        "response": "Paris is the capital of France.",
+        "retrieved_contexts": ["Paris is the capital of France."],
+        "reference": "Paris is the capital of France.",
+    },
+    {
+        "id": "inject",
+        "user_input": "What is 2+2?",
+        "response": ATTACK,
+        "retrieved_contexts": ["2+2 equals 4."],
+        "reference": "4",
+    },
+    {
+        "id": "tokyo",
+        "user_input": "日本の首都は？",
+        "response": "東京です。",
+        "retrieved_contexts": [],
+        "reference": "東京です。",
+    },  # no context: NaN with a reason, and no judge call
 ]
 
 
@@ -31,9 +46,21 @@ ROWS = [
 def report(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("report")
     data = write_jsonl(folder / "data.jsonl", ROWS)
-    result = CliRunner().invoke(main, ["evaluate", str(data), "--judge", "smollm2-135m", "--n-ctx", "4096",
-                                       "--metrics", "faithfulness,context_precision,exact_match",
-                                       "--out", str(folder / "out")])
+    result = CliRunner().invoke(
+        main,
+        [
+            "evaluate",
+            str(data),
+            "--judge",
+            "smollm2-135m",
+            "--n-ctx",
+            "4096",
+            "--metrics",
+            "faithfulness,context_precision,exact_match",
+            "--out",
+            str(folder / "out"),
+        ],
+    )
     assert result.exit_code == 0, result.output
     return folder / "out" / "report.html"
 
@@ -41,18 +68,29 @@ def report(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
     if not (CHROMIUM.is_file() and CHROMEDRIVER.is_file()):
-        pytest.fail("The report's browser test needs Debian's Chromium and its driver: "
-                    "apt-get install -y --no-install-recommends chromium chromium-driver "
-                    "(scripts/setup.sh --tests does it).")
+        pytest.fail(
+            "The report's browser test needs Debian's Chromium and its driver: "
+            "apt-get install -y --no-install-recommends chromium chromium-driver "
+            "(scripts/setup.sh --tests does it)."
+        )
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
     os.environ["SE_OFFLINE"] = "true"  # selenium-manager may look for nothing on the network
     options = webdriver.ChromeOptions()
     options.binary_location = str(CHROMIUM)
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--window-size=1400,1100", f"--user-data-dir={tmp_path_factory.mktemp('chromium')}"):
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--window-size=1400,1100",
+        f"--user-data-dir={tmp_path_factory.mktemp('chromium')}",
+    ):
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)

@@ -49,16 +49,22 @@ def test_changed_data_or_metrics_are_scored_again(tmp_path):
     rerun = evaluate(data, tmp_path / "out")
     assert "Resuming" not in rerun.stderr
     assert [json.loads(line)["scores"]["exact_match"] for line in (tmp_path / "out" / "samples.jsonl").open()] == [
-        1.0, 1.0]
+        1.0,
+        1.0,
+    ]
     assert "Resuming" not in evaluate(data, tmp_path / "out", "--metrics", "exact_match,chrf").stderr
 
 
 def test_the_fingerprint_follows_the_judge_and_its_template_but_not_threads_or_time(tmp_path):
     data = write_jsonl(tmp_path / "data.jsonl", ROWS)
     options = EvaluationOptions(data=data, out=tmp_path / "out")
-    manifest = {"created": "2026-12-04T00:00:00+00:00", "dataset": {"path": str(data)}, "metrics": ["faithfulness"],
-                "prompts": {"statements": {"path": "/venv/a/statements.toml", "sha256": "p1"}},
-                "judge": {"sha256": "j1", "chat_template_sha256": "t1", "config": {"n_ctx": 8192, "n_threads": 2}}}
+    manifest = {
+        "created": "2026-12-04T00:00:00+00:00",
+        "dataset": {"path": str(data)},
+        "metrics": ["faithfulness"],
+        "prompts": {"statements": {"path": "/venv/a/statements.toml", "sha256": "p1"}},
+        "judge": {"sha256": "j1", "chat_template_sha256": "t1", "config": {"n_ctx": 8192, "n_threads": 2}},
+    }
 
     def of(**changes) -> str:
         changed = json.loads(json.dumps(manifest))
@@ -100,8 +106,9 @@ def test_a_resumed_run_stopped_early_keeps_the_finished_samples_it_had_not_reach
 
     monkeypatch.setattr(batch_scoring, "run_metrics", stopped)
     options = EvaluationOptions(data=data, out=out, metrics=("exact_match",), batch_size=2)
-    result = evaluation.run_evaluation(options, planning.load_dataset(options), [METRICS["exact_match"]],
-                                       keep_samples=False)
+    result = evaluation.run_evaluation(
+        options, planning.load_dataset(options), [METRICS["exact_match"]], keep_samples=False
+    )
     after = [json.loads(line) for line in (out / "samples.jsonl").open()]
     assert [record["id"] for record in after] == [f"r{i}" for i in range(6)]
     assert after[0]["nan_reasons"] == {"exact_match": "interrupted"}

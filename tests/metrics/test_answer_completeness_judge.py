@@ -14,9 +14,18 @@ from localeval.steps.prompts import PromptLibrary
 
 # topic: (language, question, an answer, a response that answers nothing)
 CASES = {
-    "penicillin": ("en", "Who discovered penicillin?", "Alexander Fleming discovered penicillin in 1928.",
-                   "I'm sorry, I can't help with that."),
-    "fuji": ("ja", "富士山の高さは何メートルですか？", "富士山の高さは3776メートルです。", "申し訳ありませんが、お答えできません。"),
+    "penicillin": (
+        "en",
+        "Who discovered penicillin?",
+        "Alexander Fleming discovered penicillin in 1928.",
+        "I'm sorry, I can't help with that.",
+    ),
+    "fuji": (
+        "ja",
+        "富士山の高さは何メートルですか？",
+        "富士山の高さは3776メートルです。",
+        "申し訳ありませんが、お答えできません。",
+    ),
     "changjiang": ("zh", "长江最后流入哪里？", "长江最后流入东海。", "抱歉，我无法回答这个问题。"),
 }
 

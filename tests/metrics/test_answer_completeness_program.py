@@ -32,44 +32,70 @@ def run(parts: list[str], verdicts: list[Verdict], marks: list[int] = (1, 1), re
 def test_declaration():
     assert METRICS["answer_completeness"] is answer_completeness
     assert (answer_completeness.required, answer_completeness.steps, answer_completeness.models) == (
-        ("user_input", "response"), ("question_parts", "part_answered", "response_focus"), ("judge",))
+        ("user_input", "response"),
+        ("question_parts", "part_answered", "response_focus"),
+        ("judge",),
+    )
 
 
 def test_each_part_is_judged_in_its_own_call_and_the_sentences_in_one():
     calls, _ = run([FOUNDED, BASED], [Verdict(reason="a", verdict=1), Verdict(reason="b", verdict=0)])
-    assert calls == [*(Call.of("part_answered", user_input=QUESTION, part=part, response=RESPONSE)
-                       for part in (FOUNDED, BASED)),
-                     Call.of("response_focus", user_input=QUESTION, sentences=[FIRST, SECOND])]
+    assert calls == [
+        *(Call.of("part_answered", user_input=QUESTION, part=part, response=RESPONSE) for part in (FOUNDED, BASED)),
+        Call.of("response_focus", user_input=QUESTION, sentences=[FIRST, SECOND]),
+    ]
 
 
 def test_coverage_is_the_mean_probability_that_a_part_is_answered():
     # (0.9 + 0.2) / 2 = 0.55: the expected share of the two parts that the response answers; both sentences
     # stay on the question, so focus is 1.
-    _, score = run([FOUNDED, BASED], [Verdict(reason="says 2014", verdict=1, probability=0.9),
-                                      Verdict(reason="no place", verdict=0, probability=0.2)])
+    _, score = run(
+        [FOUNDED, BASED],
+        [
+            Verdict(reason="says 2014", verdict=1, probability=0.9),
+            Verdict(reason="no place", verdict=0, probability=0.2),
+        ],
+    )
     assert score.value == pytest.approx(0.55)
-    assert score.evidence == {"coverage": 0.55, "focus": 1.0, "off_question": [], "parts": [
-        {"part": FOUNDED, "answered": 0.9, "verdict": 1, "reason": "says 2014"},
-        {"part": BASED, "answered": 0.2, "verdict": 0, "reason": "no place"}]}
+    assert score.evidence == {
+        "coverage": 0.55,
+        "focus": 1.0,
+        "off_question": [],
+        "parts": [
+            {"part": FOUNDED, "answered": 0.9, "verdict": 1, "reason": "says 2014"},
+            {"part": BASED, "answered": 0.2, "verdict": 0, "reason": "no place"},
+        ],
+    }
 
 
 def test_a_sentence_off_the_question_scales_the_score_by_the_share_on_it():
     # coverage (1.0 + 0.5) / 2 = 0.75, focus 1 of 2 sentences = 0.5: 0.75 × 0.5 = 0.375.
-    _, score = run([FOUNDED, BASED], [Verdict(reason="a", verdict=1, probability=1.0),
-                                      Verdict(reason="b", verdict=1, probability=0.5)], marks=[1, 0])
+    _, score = run(
+        [FOUNDED, BASED],
+        [Verdict(reason="a", verdict=1, probability=1.0), Verdict(reason="b", verdict=1, probability=0.5)],
+        marks=[1, 0],
+    )
     assert score.value == pytest.approx(0.375)
-    assert (score.evidence["coverage"], score.evidence["focus"], score.evidence["off_question"]) == (0.75, 0.5, [SECOND])
+    assert (score.evidence["coverage"], score.evidence["focus"], score.evidence["off_question"]) == (
+        0.75,
+        0.5,
+        [SECOND],
+    )
 
 
 def test_without_a_probability_the_verdict_counts():
-    _, score = run([FOUNDED, BASED, "Who founded it?"], [Verdict(reason="a", verdict=1), Verdict(reason="b", verdict=0),
-                                                         Verdict(reason="c", verdict=1)])
+    _, score = run(
+        [FOUNDED, BASED, "Who founded it?"],
+        [Verdict(reason="a", verdict=1), Verdict(reason="b", verdict=0), Verdict(reason="c", verdict=1)],
+    )
     assert score.value == pytest.approx(2 / 3)
 
 
 def test_a_repeated_part_is_judged_once():
-    calls, score = run([FOUNDED, " when was pharmacann  FOUNDED? ", BASED],
-                       [Verdict(reason="a", verdict=1, probability=1.0), Verdict(reason="b", verdict=0, probability=0.0)])
+    calls, score = run(
+        [FOUNDED, " when was pharmacann  FOUNDED? ", BASED],
+        [Verdict(reason="a", verdict=1, probability=1.0), Verdict(reason="b", verdict=0, probability=0.0)],
+    )
     assert [call.input_dict()["part"] for call in calls[:-1]] == [FOUNDED, BASED]
     assert score.value == 0.5
 
@@ -80,9 +106,14 @@ def test_a_long_response_is_marked_in_groups():
     next(program)
     calls = program.send(QuestionParts(parts=[FOUNDED]))
     assert [len(call.input_dict()["sentences"]) for call in calls[1:]] == [SENTENCES_PER_CALL, 6]
-    score = finish(program, [Verdict(reason="a", verdict=1, probability=1.0),
-                             SentenceVerdicts(verdicts=[1] * SENTENCES_PER_CALL),
-                             SentenceVerdicts(verdicts=[0] * 6)])
+    score = finish(
+        program,
+        [
+            Verdict(reason="a", verdict=1, probability=1.0),
+            SentenceVerdicts(verdicts=[1] * SENTENCES_PER_CALL),
+            SentenceVerdicts(verdicts=[0] * 6),
+        ],
+    )
     assert score.evidence["focus"] == round(SENTENCES_PER_CALL / (SENTENCES_PER_CALL + 6), 4)
 
 
@@ -102,7 +133,12 @@ def test_focus_is_the_mean_probability_that_a_sentence_is_on_the_question():
     program = answer_completeness.compute(Sample("q1", 1, user_input=QUESTION, response=RESPONSE))
     next(program)
     program.send(QuestionParts(parts=[FOUNDED]))
-    score = finish(program, [Verdict(reason="a", verdict=1, probability=1.0),
-                             SentenceVerdicts(verdicts=[1, 1], probabilities=[0.98, 0.44])])
+    score = finish(
+        program,
+        [
+            Verdict(reason="a", verdict=1, probability=1.0),
+            SentenceVerdicts(verdicts=[1, 1], probabilities=[0.98, 0.44]),
+        ],
+    )
     assert score.value == pytest.approx(0.71)
     assert (score.evidence["focus"], score.evidence["off_question"]) == (0.71, [SECOND])

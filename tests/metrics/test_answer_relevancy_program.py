@@ -44,9 +44,13 @@ def run(generated: Questions, vectors: list[list[float]]) -> Score:
 
 def test_declaration():
     assert METRICS["answer_relevancy"] is answer_relevancy
-    assert (answer_relevancy.name, answer_relevancy.required, answer_relevancy.steps, answer_relevancy.models,
-            answer_relevancy.score_range) == (
-        "answer_relevancy", ("user_input", "response"), ("questions",), ("judge", "embedder"), (0.0, 1.0))
+    assert (
+        answer_relevancy.name,
+        answer_relevancy.required,
+        answer_relevancy.steps,
+        answer_relevancy.models,
+        answer_relevancy.score_range,
+    ) == ("answer_relevancy", ("user_input", "response"), ("questions",), ("judge", "embedder"), (0.0, 1.0))
 
 
 def test_call_asks_for_three_questions_by_default():
@@ -65,16 +69,18 @@ def test_strictness_sets_the_count_and_the_embedded_texts():
 
 
 def test_mean_of_clamped_cosines_with_evidence():
-    generated = questions(("Where is the Eiffel Tower?", 0), ("Which city has the tower?", 0),
-                          ("What is Paris?", 0))
+    generated = questions(("Where is the Eiffel Tower?", 0), ("Which city has the tower?", 0), ("What is Paris?", 0))
     score = run(generated, [Q, COS_06, COS_S, COS_NEG])
     # (0.6 + 0.70710678 + 0) / 3 = 0.43570226; the negative cosine counts as 0, not -0.8
     assert score.value == pytest.approx((0.6 + S) / 3)
     assert score.reason is None
-    assert score.evidence == {"questions": [
-        {"question": "Where is the Eiffel Tower?", "noncommittal": 0, "cosine": 0.6},
-        {"question": "Which city has the tower?", "noncommittal": 0, "cosine": 0.7071},
-        {"question": "What is Paris?", "noncommittal": 0, "cosine": 0.0}]}
+    assert score.evidence == {
+        "questions": [
+            {"question": "Where is the Eiffel Tower?", "noncommittal": 0, "cosine": 0.6},
+            {"question": "Which city has the tower?", "noncommittal": 0, "cosine": 0.7071},
+            {"question": "What is Paris?", "noncommittal": 0, "cosine": 0.0},
+        ]
+    }
 
 
 def test_all_negative_cosines_score_zero():
@@ -90,8 +96,7 @@ def test_all_noncommittal_scores_zero_despite_high_cosines():
 
 
 def test_partly_noncommittal_keeps_the_mean():
-    score = run(questions(("Where is it?", 1), ("Where is the tower?", 0), ("Which city?", 0)),
-                [Q, COS_06, Q, COS_0])
+    score = run(questions(("Where is it?", 1), ("Where is the tower?", 0), ("Which city?", 0)), [Q, COS_06, Q, COS_0])
     # (0.6 + 1 + 0) / 3 = 0.5333...
     assert score.value == pytest.approx(1.6 / 3)
     assert [q["noncommittal"] for q in score.evidence["questions"]] == [1, 0, 0]

@@ -19,9 +19,11 @@ from localeval.models.encoders import (
 )
 from localeval.run.runner import run_metrics
 
-PAIRS = [("The Eiffel Tower is 330 metres tall.", "The Eiffel Tower has a height of 330 m."),
-         ("The Eiffel Tower is 330 metres tall.", "Bananas are rich in potassium."),
-         ("Insulin was discovered in 1921.", "The Eiffel Tower has a height of 330 m.")]
+PAIRS = [
+    ("The Eiffel Tower is 330 metres tall.", "The Eiffel Tower has a height of 330 m."),
+    ("The Eiffel Tower is 330 metres tall.", "Bananas are rich in potassium."),
+    ("Insulin was discovered in 1921.", "The Eiffel Tower has a height of 330 m."),
+]
 SAMPLES = [Sample(str(i), i, response=r, reference=ref) for i, (r, ref) in enumerate(PAIRS, start=1)]
 
 
@@ -59,8 +61,9 @@ def cross_encoder_dir(minilm_dir, tmp_path_factory):
 
 
 def similarity_scores(encoders: Encoders) -> list[float]:
-    results = run_metrics(SAMPLES, [METRICS["answer_similarity"]], None, lambda sample: "en",
-                          encoders=lambda lang: encoders)
+    results = run_metrics(
+        SAMPLES, [METRICS["answer_similarity"]], None, lambda sample: "en", encoders=lambda lang: encoders
+    )
     return [r.scores["answer_similarity"].value for r in results]
 
 

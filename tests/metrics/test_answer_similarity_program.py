@@ -28,9 +28,13 @@ def score_for(similarity: float, options: MetricOptions = MetricOptions()) -> Sc
 
 def test_declaration():
     assert METRICS["answer_similarity"] is answer_similarity
-    assert (answer_similarity.name, answer_similarity.required, answer_similarity.steps, answer_similarity.models,
-            answer_similarity.score_range) == (
-        "answer_similarity", ("response", "reference"), (), ("embedder",), (0.0, 1.0))
+    assert (
+        answer_similarity.name,
+        answer_similarity.required,
+        answer_similarity.steps,
+        answer_similarity.models,
+        answer_similarity.score_range,
+    ) == ("answer_similarity", ("response", "reference"), (), ("embedder",), (0.0, 1.0))
 
 
 def test_requests_one_pair_response_then_reference():

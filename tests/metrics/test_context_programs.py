@@ -29,23 +29,44 @@ def verdicts(*flags: int) -> list[Verdict]:
     return [Verdict(reason=f"r{i}", verdict=v) for i, v in enumerate(flags, start=1)]
 
 
-@pytest.mark.parametrize(("declared", "name", "required", "steps"), [
-    (context_precision, "context_precision", ("user_input", "retrieved_contexts", "reference"),
-     ("context_usefulness",)),
-    (context_utilization, "context_utilization", ("user_input", "retrieved_contexts", "response"),
-     ("context_usefulness",)),
-    (context_recall, "context_recall", ("user_input", "retrieved_contexts", "reference"),
-     ("statements", "answer_claim", "statement_support")),
-    (context_relevancy, "context_relevancy", ("user_input", "retrieved_contexts"), ("sentence_relevance",)),
-    (context_entity_recall, "context_entity_recall", ("reference", "retrieved_contexts"), ("entities",)),
-])
+@pytest.mark.parametrize(
+    ("declared", "name", "required", "steps"),
+    [
+        (
+            context_precision,
+            "context_precision",
+            ("user_input", "retrieved_contexts", "reference"),
+            ("context_usefulness",),
+        ),
+        (
+            context_utilization,
+            "context_utilization",
+            ("user_input", "retrieved_contexts", "response"),
+            ("context_usefulness",),
+        ),
+        (
+            context_recall,
+            "context_recall",
+            ("user_input", "retrieved_contexts", "reference"),
+            ("statements", "answer_claim", "statement_support"),
+        ),
+        (context_relevancy, "context_relevancy", ("user_input", "retrieved_contexts"), ("sentence_relevance",)),
+        (context_entity_recall, "context_entity_recall", ("reference", "retrieved_contexts"), ("entities",)),
+    ],
+)
 def test_declarations(declared, name, required, steps):
     assert METRICS[name] is declared
     assert (declared.name, declared.required, declared.steps, declared.models, declared.score_range) == (
-        name, required, steps, ("judge",), (0.0, 1.0))
+        name,
+        required,
+        steps,
+        ("judge",),
+        (0.0, 1.0),
+    )
 
 
 # --- context_precision / context_utilization ---------------------------------------------------------------
+
 
 def usefulness(answer: str, context: str) -> Call:
     return Call("context_usefulness", (("answer", answer), ("context", context), ("user_input", QUESTION)))
@@ -57,13 +78,16 @@ def test_one_usefulness_call_per_nonblank_context_with_the_right_answer(declared
     assert next(program) == [usefulness(answer, "Paris is in France."), usefulness(answer, "Lyon is big.")]
 
 
-@pytest.mark.parametrize(("flags", "expected"), [
-    ((1, 0, 1), (1 / 1 + 2 / 3) / 2),
-    ((0, 1, 1), (1 / 2 + 2 / 3) / 2),
-    ((1, 1, 0), (1 / 1 + 2 / 2) / 2),
-    ((0, 0, 1), (1 / 3) / 1),
-    ((0, 0, 0), 0.0),
-])
+@pytest.mark.parametrize(
+    ("flags", "expected"),
+    [
+        ((1, 0, 1), (1 / 1 + 2 / 3) / 2),
+        ((0, 1, 1), (1 / 2 + 2 / 3) / 2),
+        ((1, 1, 0), (1 / 1 + 2 / 2) / 2),
+        ((0, 0, 1), (1 / 3) / 1),
+        ((0, 0, 0), 0.0),
+    ],
+)
 def test_average_precision_over_ranks(flags, expected):
     program = context_precision.compute(sample(("c1", "c2", "c3")))
     assert len(next(program)) == 3
@@ -74,17 +98,25 @@ def test_blank_context_keeps_its_rank_and_is_not_useful():
     program = context_utilization.compute(sample(("Paris is in France.", "", "France's capital is Paris.")))
     assert len(next(program)) == 2
     # ranks 1, 3 useful; rank 2 blank -> flags [1, 0, 1] -> (1/1 + 2/3) / 2 = 0.8333...
-    assert view(finish(program, verdicts(1, 1))) == ((1 / 1 + 2 / 3) / 2, None, {"contexts": [
-        {"rank": 1, "verdict": 1, "p": 1.0, "reason": "r1"},
-        {"rank": 2, "verdict": 0, "p": 0.0, "reason": "blank context"},
-        {"rank": 3, "verdict": 1, "p": 1.0, "reason": "r2"}]})
+    assert view(finish(program, verdicts(1, 1))) == (
+        (1 / 1 + 2 / 3) / 2,
+        None,
+        {
+            "contexts": [
+                {"rank": 1, "verdict": 1, "p": 1.0, "reason": "r1"},
+                {"rank": 2, "verdict": 0, "p": 0.0, "reason": "blank context"},
+                {"rank": 3, "verdict": 1, "p": 1.0, "reason": "r2"},
+            ]
+        },
+    )
 
 
 def test_usefulness_counts_with_the_judges_probability():
     program = context_precision.compute(sample(("c1", "c2")))
     next(program)
-    score = finish(program, [Verdict(reason="r1", verdict=0, probability=0.2),
-                             Verdict(reason="r2", verdict=1, probability=0.8)])
+    score = finish(
+        program, [Verdict(reason="r1", verdict=0, probability=0.2), Verdict(reason="r2", verdict=1, probability=0.8)]
+    )
     # expected useful so far: 0.2, then 1.0; (0.2 * 0.2 / 1 + 0.8 * 1.0 / 2) / 1.0 = 0.44
     assert score.value == pytest.approx(0.44)
     assert [c["p"] for c in score.evidence["contexts"]] == [0.2, 0.8]
@@ -98,20 +130,30 @@ def test_all_blank_contexts_are_nan_without_a_call(declared, contexts):
 
 # --- context_recall ----------------------------------------------------------------------------------------
 
+
 def test_recall_checks_each_reference_statement_against_the_nonblank_contexts():
     contexts = ("", "Paris is the capital of France.", "  ")
     program = context_recall.compute(sample(contexts))
     assert next(program) == [
         Call("statements", (("sentence", sentence), ("text", REFERENCE), ("user_input", QUESTION)))
-        for sentence in ("Paris is the capital of France.", "It has 2.1 million people.")]
-    calls = program.send(per_sentence(["Paris is the capital of France."],
-                                      ["Paris has 2.1 million people.", "Paris is the capital of France."]))
+        for sentence in ("Paris is the capital of France.", "It has 2.1 million people.")
+    ]
+    calls = program.send(
+        per_sentence(
+            ["Paris is the capital of France."], ["Paris has 2.1 million people.", "Paris is the capital of France."]
+        )
+    )
     only = ("retrieved_contexts", ("Paris is the capital of France.",))
-    assert calls == [Call("statement_support", (only, ("statement", "Paris is the capital of France."))),
-                     Call("statement_support", (only, ("statement", "Paris has 2.1 million people.")))]
+    assert calls == [
+        Call("statement_support", (only, ("statement", "Paris is the capital of France."))),
+        Call("statement_support", (only, ("statement", "Paris has 2.1 million people."))),
+    ]
     verdicts = [SupportVerdict(verdict=1), SupportVerdict(verdict=0)]
-    assert brief(finish(program, verdicts), "reference_statements") == (0.5, None, [
-        ("Paris is the capital of France.", 1), ("Paris has 2.1 million people.", 0)])
+    assert brief(finish(program, verdicts), "reference_statements") == (
+        0.5,
+        None,
+        [("Paris is the capital of France.", 1), ("Paris has 2.1 million people.", 0)],
+    )
 
 
 def test_recall_without_statements_is_nan():
@@ -127,20 +169,38 @@ def test_recall_with_empty_contexts_is_nan_without_a_call(contexts):
 
 # --- context_relevancy -------------------------------------------------------------------------------------
 
+
 def test_relevancy_marks_code_split_sentences_including_japanese():
-    contexts = ("Paris is the capital of France. It is large! The Seine flows through it.", " ",
-                "パリはフランスの首都です。人口は約二百万人です。")
+    contexts = (
+        "Paris is the capital of France. It is large! The Seine flows through it.",
+        " ",
+        "パリはフランスの首都です。人口は約二百万人です。",
+    )
     program = context_relevancy.compute(sample(contexts))
     assert next(program) == [
-        Call("sentence_relevance", (("sentences", ("Paris is the capital of France.", "It is large!",
-                                                   "The Seine flows through it.")), ("user_input", QUESTION))),
-        Call("sentence_relevance", (("sentences", ("パリはフランスの首都です。", "人口は約二百万人です。")),
-                                    ("user_input", QUESTION)))]
+        Call(
+            "sentence_relevance",
+            (
+                ("sentences", ("Paris is the capital of France.", "It is large!", "The Seine flows through it.")),
+                ("user_input", QUESTION),
+            ),
+        ),
+        Call(
+            "sentence_relevance",
+            (("sentences", ("パリはフランスの首都です。", "人口は約二百万人です。")), ("user_input", QUESTION)),
+        ),
+    ]
     score = finish(program, [SentenceVerdicts(verdicts=[1, 0, 0]), SentenceVerdicts(verdicts=[1, 1])])
     # 3 marked of 5 sentences
-    assert view(score) == (3 / 5, None, {
-        "extracted": ["Paris is the capital of France.", "パリはフランスの首都です。", "人口は約二百万人です。"],
-        "sentences": 5, "note": "superseded by context_precision"})
+    assert view(score) == (
+        3 / 5,
+        None,
+        {
+            "extracted": ["Paris is the capital of France.", "パリはフランスの首都です。", "人口は約二百万人です。"],
+            "sentences": 5,
+            "note": "superseded by context_precision",
+        },
+    )
 
 
 def test_relevancy_with_nothing_marked_scores_zero():
@@ -157,6 +217,7 @@ def test_relevancy_with_empty_contexts_is_nan(contexts):
 
 # --- context_entity_recall ---------------------------------------------------------------------------------
 
+
 def entity_calls(reference: str, context_text: str) -> list[Call]:
     return [Call("entities", (("text", reference),)), Call("entities", (("text", context_text),))]
 
@@ -172,8 +233,11 @@ def test_entities_match_after_nfkc_and_case():
     next(program)
     ref, ctx = Entities(entities=["２０２４年", "ＰＡＲＩＳ", "五輪"]), Entities(entities=["2024年", "paris", "Tokyo"])
     # "２０２４年" ~ "2024年" and "ＰＡＲＩＳ" ~ "paris"; "五輪" is missing -> 2/3
-    assert view(finish(program, [ref, ctx])) == (2 / 3, None, {
-        "reference_entities": ["２０２４年", "ＰＡＲＩＳ", "五輪"], "context_entities": ["2024年", "paris", "Tokyo"]})
+    assert view(finish(program, [ref, ctx])) == (
+        2 / 3,
+        None,
+        {"reference_entities": ["２０２４年", "ＰＡＲＩＳ", "五輪"], "context_entities": ["2024年", "paris", "Tokyo"]},
+    )
 
 
 def test_entity_found_verbatim_in_the_context_text_counts():
@@ -188,7 +252,10 @@ def test_reference_without_entities_is_nan_with_evidence():
     program = context_entity_recall.compute(sample(("Paris is in France.",)))
     next(program)
     assert view(finish(program, [Entities(entities=[" "]), Entities(entities=["Paris"])])) == (
-        "NaN", "no_entities", {"reference_entities": [" "], "context_entities": ["Paris"]})
+        "NaN",
+        "no_entities",
+        {"reference_entities": [" "], "context_entities": ["Paris"]},
+    )
 
 
 @pytest.mark.parametrize("contexts", [(), ("", "   ")])

@@ -27,21 +27,33 @@ F3 = "The Eiffel Tower is 330 metres tall."
 RESPONSE_STATEMENTS = per_sentence([R1], [R2])
 REFERENCE_STATEMENTS = per_sentence([F1], [F2], [F3])
 # Response: R1 supported, R2 not -> TP 1, FP 1. Reference: F1 supported by the response, F2, F3 not -> FN 2.
-VERDICTS = [SupportVerdict(verdict=1), SupportVerdict(verdict=0),
-            SupportVerdict(verdict=1), SupportVerdict(verdict=0), SupportVerdict(verdict=0)]
-EVIDENCE = {"tp": 1, "fp": 1, "fn": 2,
-            "response_statements": [{"statement": R1, "verdict": 1},
-                                    {"statement": R2, "verdict": 0}],
-            "reference_statements": [{"statement": F1, "verdict": 1},
-                                     {"statement": F2, "verdict": 0},
-                                     {"statement": F3, "verdict": 0}]}
+VERDICTS = [
+    SupportVerdict(verdict=1),
+    SupportVerdict(verdict=0),
+    SupportVerdict(verdict=1),
+    SupportVerdict(verdict=0),
+    SupportVerdict(verdict=0),
+]
+EVIDENCE = {
+    "tp": 1,
+    "fp": 1,
+    "fn": 2,
+    "response_statements": [{"statement": R1, "verdict": 1}, {"statement": R2, "verdict": 0}],
+    "reference_statements": [
+        {"statement": F1, "verdict": 1},
+        {"statement": F2, "verdict": 0},
+        {"statement": F3, "verdict": 0},
+    ],
+}
 ALL = (answer_correctness, factual_correctness, factual_correctness_precision, factual_correctness_recall)
 
 
 def brief(evidence: dict) -> dict:
     """The evidence with each statement row cut to statement and verdict (the rest is grounding detail)."""
-    return {key: [{f: row[f] for f in ("statement", "verdict")} for row in value]
-            if key.endswith("_statements") else value for key, value in evidence.items()}
+    return {
+        key: [{f: row[f] for f in ("statement", "verdict")} for row in value] if key.endswith("_statements") else value
+        for key, value in evidence.items()
+    }
 
 
 def sample() -> Sample:
@@ -58,8 +70,10 @@ def started(metric, options: MetricOptions = MetricOptions()) -> MetricProgram:
 def test_declarations():
     for metric in ALL:
         assert METRICS[metric.name] is metric
-        assert (metric.required, metric.steps) == (("user_input", "response", "reference"),
-                                                   ("statements", "answer_claim", "statement_support"))
+        assert (metric.required, metric.steps) == (
+            ("user_input", "response", "reference"),
+            ("statements", "answer_claim", "statement_support"),
+        )
     assert answer_correctness.models == ("judge", "embedder")
     assert factual_correctness.models == ("judge",)
 
@@ -70,13 +84,21 @@ def test_same_calls_for_every_metric(metric):
     first = next(program)
     assert first == statement_calls(QUESTION, RESPONSE) + statement_calls(QUESTION, REFERENCE)
     assert [call.input_dict()["sentence"] for call in first] == [
-        "The Eiffel Tower is in Paris.", "It was built in 1900.",
-        "The Eiffel Tower is in Paris.", "It was completed in 1889.", "It is 330 metres tall."]
+        "The Eiffel Tower is in Paris.",
+        "It was built in 1900.",
+        "The Eiffel Tower is in Paris.",
+        "It was completed in 1889.",
+        "It is 330 metres tall.",
+    ]
     assert [call.input_dict()["text"] for call in first] == [RESPONSE] * 2 + [REFERENCE] * 3
     # Response statements against [reference] first, then reference statements against [response].
     assert program.send(RESPONSE_STATEMENTS + REFERENCE_STATEMENTS) == [
-        support(REFERENCE, R1), support(REFERENCE, R2),
-        support(RESPONSE, F1), support(RESPONSE, F2), support(RESPONSE, F3)]
+        support(REFERENCE, R1),
+        support(REFERENCE, R2),
+        support(RESPONSE, F1),
+        support(RESPONSE, F2),
+        support(RESPONSE, F3),
+    ]
 
 
 def test_answer_correctness_weighted_mean_of_f1_and_similarity():
@@ -111,12 +133,15 @@ def test_answer_correctness_custom_weights_beta_and_threshold(threshold, expecte
     assert score.evidence["factuality"] == pytest.approx(5 / 14)
 
 
-@pytest.mark.parametrize(("metric", "options", "expected"), [
-    (factual_correctness, MetricOptions(), 0.4),  # P 1/2, R 1/3: 2·(1/6) / (1/2 + 1/3)
-    (factual_correctness, MetricOptions(beta=2.0), 5 / 14),  # 5·(1/6) / (4·1/2 + 1/3)
-    (factual_correctness_precision, MetricOptions(), 0.5),  # TP / (TP + FP) = 1/2
-    (factual_correctness_recall, MetricOptions(), 1 / 3),  # reference statements supported: F1 of F1..F3
-])
+@pytest.mark.parametrize(
+    ("metric", "options", "expected"),
+    [
+        (factual_correctness, MetricOptions(), 0.4),  # P 1/2, R 1/3: 2·(1/6) / (1/2 + 1/3)
+        (factual_correctness, MetricOptions(beta=2.0), 5 / 14),  # 5·(1/6) / (4·1/2 + 1/3)
+        (factual_correctness_precision, MetricOptions(), 0.5),  # TP / (TP + FP) = 1/2
+        (factual_correctness_recall, MetricOptions(), 1 / 3),  # reference statements supported: F1 of F1..F3
+    ],
+)
 def test_factual_correctness(metric, options, expected):
     program = started(metric, options)
     program.send(RESPONSE_STATEMENTS + REFERENCE_STATEMENTS)
@@ -135,16 +160,21 @@ def test_response_without_statements():
     # Only the reference's statements are checked: F1 supported, F2 not -> TP 0, FP 0, FN 1.
     reference = per_sentence([F1], [F2], [])
     verdicts = [SupportVerdict(verdict=1), SupportVerdict(verdict=0)]
-    evidence = {"tp": 0, "fp": 0, "fn": 1, "response_statements": [],
-                "reference_statements": [{"statement": F1, "verdict": 1},
-                                         {"statement": F2, "verdict": 0}]}
-    expected = {factual_correctness_precision: ("NaN", "no_statements", evidence),  # 0 / 0
-                factual_correctness_recall: (0.5, None, evidence),  # F1 of F1, F2
-                factual_correctness: ("NaN", "no_statements", evidence)}  # precision undefined
+    evidence = {
+        "tp": 0,
+        "fp": 0,
+        "fn": 1,
+        "response_statements": [],
+        "reference_statements": [{"statement": F1, "verdict": 1}, {"statement": F2, "verdict": 0}],
+    }
+    expected = {
+        factual_correctness_precision: ("NaN", "no_statements", evidence),  # 0 / 0
+        factual_correctness_recall: (0.5, None, evidence),  # F1 of F1, F2
+        factual_correctness: ("NaN", "no_statements", evidence),
+    }  # precision undefined
     for metric, result in expected.items():
         program = started(metric)
-        assert program.send(per_sentence([], []) + reference) == [
-            support(RESPONSE, F1), support(RESPONSE, F2)]
+        assert program.send(per_sentence([], []) + reference) == [support(RESPONSE, F1), support(RESPONSE, F2)]
         score = finish(program, verdicts)
         assert (view(score)[:2], brief(score.evidence)) == (result[:2], result[2])
 
@@ -152,7 +182,9 @@ def test_response_without_statements():
 def test_reference_without_statements_leaves_recall_nan():
     program = started(factual_correctness_recall)
     assert program.send(RESPONSE_STATEMENTS + per_sentence([], [], [])) == [
-        support(REFERENCE, R1), support(REFERENCE, R2)]
+        support(REFERENCE, R1),
+        support(REFERENCE, R2),
+    ]
     score = finish(program, VERDICTS[:2])  # R1 supported, R2 not: TP 1, FP 1; no reference statement to recall
     assert (score.is_nan, score.reason, score.evidence["tp"], score.evidence["fp"]) == (True, "no_statements", 1, 1)
 
@@ -163,8 +195,11 @@ def test_counts_are_sums_of_support_probabilities():
     # F1 = 2·0.55·(1.3/3) / (0.55 + 1.3/3) = 0.47667 / 0.98333 ≈ 0.48475.
     probabilities = [0.9, 0.2, 0.8, 0.4, 0.1]
     verdicts = [v.model_copy(update={"probability": p}) for v, p in zip(VERDICTS, probabilities)]
-    expected = {factual_correctness_precision: 0.55, factual_correctness_recall: 1.3 / 3,
-                factual_correctness: 2 * 0.55 * (1.3 / 3) / (0.55 + 1.3 / 3)}
+    expected = {
+        factual_correctness_precision: 0.55,
+        factual_correctness_recall: 1.3 / 3,
+        factual_correctness: 2 * 0.55 * (1.3 / 3) / (0.55 + 1.3 / 3),
+    }
     for metric, value in expected.items():
         program = started(metric)
         program.send(RESPONSE_STATEMENTS + REFERENCE_STATEMENTS)

@@ -30,11 +30,15 @@ from localeval.steps.verdicts import CritiqueAnswer, SupportVerdict, Verdict
 
 BUILT_IN = criteria.by_language(PromptLibrary(), ["en"], criteria.Definitions())["en"]
 OPTIONS = MetricOptions(criteria={"en": BUILT_IN.criteria}, rubrics={"en": BUILT_IN.rubrics})
-ROW = {"user_input": "What is the capital of France?", "response": "Paris is the capital. It is large.",
-       "reference": "Paris is the capital of France. It lies on the Seine.",
-       "retrieved_contexts": ("Paris is the capital of France.",),
-       "reference_contexts": ("Paris is the capital of France.",), "retrieved_context_ids": ("d1",),
-       "reference_context_ids": ("d1",)}
+ROW = {
+    "user_input": "What is the capital of France?",
+    "response": "Paris is the capital. It is large.",
+    "reference": "Paris is the capital of France. It lies on the Seine.",
+    "retrieved_contexts": ("Paris is the capital of France.",),
+    "reference_contexts": ("Paris is the capital of France.",),
+    "retrieved_context_ids": ("d1",),
+    "reference_context_ids": ("d1",),
+}
 SHORT_ANSWERS = {**ROW, "response": "Paris", "reference": "Paris"}
 
 
@@ -75,8 +79,9 @@ def canned(call: Call) -> object:
         "statement_support": lambda: SupportVerdict(verdict=1, probability=0.9),
         "context_usefulness": lambda: Verdict(reason="Used.", verdict=1, probability=0.9),
         "critique": lambda: CritiqueAnswer(answer="yes", reason="Fine."),
-        "questions": lambda: Questions(questions=[GeneratedQuestion(question="What is the capital?", noncommittal=0)]
-                                       * int(inputs["count"])),
+        "questions": lambda: Questions(
+            questions=[GeneratedQuestion(question="What is the capital?", noncommittal=0)] * int(inputs["count"])
+        ),
         "sentence_relevance": lambda: SentenceVerdicts(verdicts=[1] * len(inputs["sentences"])),
         "entities": lambda: Entities(entities=["Paris"]),
         "rubric": lambda: RubricGrade(reason="Good.", score=4),

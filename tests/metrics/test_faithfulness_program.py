@@ -21,8 +21,10 @@ CONTEXTS = ("Paris is the capital of France. It has 2.1 million inhabitants.",)
 QUESTION = "Tell me about Paris."
 
 
-def sample(response: str = "Paris is the capital of France. It has 2.1 million people. Hello!",
-           contexts: tuple[str, ...] = CONTEXTS) -> Sample:
+def sample(
+    response: str = "Paris is the capital of France. It has 2.1 million people. Hello!",
+    contexts: tuple[str, ...] = CONTEXTS,
+) -> Sample:
     return Sample("q1", 1, user_input=QUESTION, response=response, retrieved_contexts=contexts)
 
 
@@ -32,10 +34,19 @@ def support(statement: str, contexts: tuple[str, ...] = CONTEXTS) -> Call:
 
 def test_declaration():
     assert METRICS["faithfulness"] is faithfulness
-    assert (faithfulness.name, faithfulness.required, faithfulness.steps, faithfulness.models,
-            faithfulness.score_range) == (
-        "faithfulness", ("user_input", "response", "retrieved_contexts"), ("statements", "answer_claim", "statement_support"),
-        ("judge",), (0.0, 1.0))
+    assert (
+        faithfulness.name,
+        faithfulness.required,
+        faithfulness.steps,
+        faithfulness.models,
+        faithfulness.score_range,
+    ) == (
+        "faithfulness",
+        ("user_input", "response", "retrieved_contexts"),
+        ("statements", "answer_claim", "statement_support"),
+        ("judge",),
+        (0.0, 1.0),
+    )
 
 
 @pytest.mark.parametrize("contexts", [(), ("",), ("  ", "\n")])
@@ -49,7 +60,8 @@ def test_first_round_asks_for_the_statements_of_each_sentence():
     program = faithfulness.compute(sample(response))
     assert next(program) == [
         Call("statements", (("sentence", sentence), ("text", response), ("user_input", QUESTION)))
-        for sentence in ("Paris is the capital of France.", "It has 2.1 million people.", "Hello!")]
+        for sentence in ("Paris is the capital of France.", "It has 2.1 million people.", "Hello!")
+    ]
 
 
 @pytest.mark.parametrize("groups", [[[], [], []], [["  "], [], [" "]]])
@@ -62,30 +74,54 @@ def test_no_statements(groups):
 def test_three_statements_with_verdicts_1_0_1():
     program = faithfulness.compute(sample())
     next(program)
-    calls = program.send(per_sentence(
-        ["Paris is the capital of France."], ["Paris has 2.1 million people.", "Its population is 2.1 million."], []))
-    assert calls == [support("Paris is the capital of France."), support("Paris has 2.1 million people."),
-                     support("Its population is 2.1 million.")]
+    calls = program.send(
+        per_sentence(
+            ["Paris is the capital of France."], ["Paris has 2.1 million people.", "Its population is 2.1 million."], []
+        )
+    )
+    assert calls == [
+        support("Paris is the capital of France."),
+        support("Paris has 2.1 million people."),
+        support("Its population is 2.1 million."),
+    ]
     score = finish(program, [SupportVerdict(verdict=1), SupportVerdict(verdict=0), SupportVerdict(verdict=1)])
-    assert brief(score) == (2 / 3, None, [("Paris is the capital of France.", 1),
-                                           ("Paris has 2.1 million people.", 0),
-                                           ("Its population is 2.1 million.", 1)])
+    assert brief(score) == (
+        2 / 3,
+        None,
+        [
+            ("Paris is the capital of France.", 1),
+            ("Paris has 2.1 million people.", 0),
+            ("Its population is 2.1 million.", 1),
+        ],
+    )
 
 
 def test_duplicate_statements_across_sentence_groups_count_once():
     program = faithfulness.compute(sample())
     next(program)
-    calls = program.send(per_sentence(
-        ["Paris is the capital of France.", "Paris is in France."],
-        ["Paris is in France. ", "Paris has 2.1 million people."],
-        ["Paris is the capital of France."]))
-    assert calls == [support("Paris is the capital of France."), support("Paris is in France."),
-                     support("Paris has 2.1 million people.")]
+    calls = program.send(
+        per_sentence(
+            ["Paris is the capital of France.", "Paris is in France."],
+            ["Paris is in France. ", "Paris has 2.1 million people."],
+            ["Paris is the capital of France."],
+        )
+    )
+    assert calls == [
+        support("Paris is the capital of France."),
+        support("Paris is in France."),
+        support("Paris has 2.1 million people."),
+    ]
     score = finish(program, [SupportVerdict(verdict=1), SupportVerdict(verdict=1), SupportVerdict(verdict=0)])
-    assert brief(score) == (2 / 3, None, [("Paris is the capital of France.", 1), ("Paris is in France.", 1),
-                                           ("Paris has 2.1 million people.", 0)])
+    assert brief(score) == (
+        2 / 3,
+        None,
+        [("Paris is the capital of France.", 1), ("Paris is in France.", 1), ("Paris has 2.1 million people.", 0)],
+    )
     assert [row["sentence"] for row in score.evidence["statements"]] == [
-        "Paris is the capital of France.", "Paris is the capital of France.", "It has 2.1 million people."]
+        "Paris is the capital of France.",
+        "Paris is the capital of France.",
+        "It has 2.1 million people.",
+    ]
 
 
 def test_a_statement_copied_from_another_sentence_is_replaced_by_the_sentence_itself():
@@ -93,8 +129,13 @@ def test_a_statement_copied_from_another_sentence_is_replaced_by_the_sentence_it
     # The third ("Hello!") is too short to claim anything, so its copied statement is simply dropped.
     program = faithfulness.compute(sample())
     next(program)
-    calls = program.send(per_sentence(["Paris is the capital of France."], ["Paris is the capital of France."],
-                                      ["Paris is the capital of France."]))
+    calls = program.send(
+        per_sentence(
+            ["Paris is the capital of France."],
+            ["Paris is the capital of France."],
+            ["Paris is the capital of France."],
+        )
+    )
     assert calls == [support("Paris is the capital of France."), support("It has 2.1 million people.")]
 
 
@@ -112,9 +153,15 @@ def test_blank_contexts_are_left_out_of_the_verdict_calls():
     program = faithfulness.compute(sample(response="Paris is in Europe.", contexts=contexts))
     next(program)
     calls = program.send(per_sentence(["Paris is in Europe."]))
-    assert calls == [Call("statement_support", (
-        ("retrieved_contexts", ("Paris is the capital of France.", "Paris is in Europe.")),
-        ("statement", "Paris is in Europe.")))]
+    assert calls == [
+        Call(
+            "statement_support",
+            (
+                ("retrieved_contexts", ("Paris is the capital of France.", "Paris is in Europe.")),
+                ("statement", "Paris is in Europe."),
+            ),
+        )
+    ]
     score = finish(program, [SupportVerdict(verdict=1)])
     assert brief(score) == (1.0, None, [("Paris is in Europe.", 1)])
 
@@ -131,14 +178,22 @@ def test_the_score_is_the_mean_of_the_judge_probabilities_without_a_calibration(
     program = faithfulness.compute(sample())
     next(program)
     program.send(per_sentence(["Paris is the capital of France."], ["Paris has 3 million people."], []))
-    score = finish(program, [SupportVerdict(verdict=1, probability=0.9),
-                             SupportVerdict(verdict=1, probability=0.6)])
+    score = finish(program, [SupportVerdict(verdict=1, probability=0.9), SupportVerdict(verdict=1, probability=0.6)])
     assert score.value == pytest.approx(0.75)
     first, second = score.evidence["statements"]
-    assert first == {"statement": "Paris is the capital of France.", "sentence": "Paris is the capital of France.",
-                     "p": 0.9, "verdict": 1, "judge_p": 0.9, "judge_verdict": 1,
-                     "evidence": ["Paris is the capital of France."], "coverage": 1.0, "evidence_coverage": 1.0,
-                     "sentence_coverage": 1.0, "uncovered_numbers": []}
+    assert first == {
+        "statement": "Paris is the capital of France.",
+        "sentence": "Paris is the capital of France.",
+        "p": 0.9,
+        "verdict": 1,
+        "judge_p": 0.9,
+        "judge_verdict": 1,
+        "evidence": ["Paris is the capital of France."],
+        "coverage": 1.0,
+        "evidence_coverage": 1.0,
+        "sentence_coverage": 1.0,
+        "uncovered_numbers": [],
+    }
     assert second["uncovered_numbers"] == ["3"]  # the context says 2.1 million
     assert second["evidence"] == ["Paris is the capital of France.", "It has 2.1 million inhabitants."]
     assert second["coverage"] == pytest.approx(0.5)  # paris and million, of paris, 3, million, people
@@ -164,11 +219,21 @@ def test_with_evidence_sentences_the_judge_reads_only_those():
     assert calls == [support("Paris has 2.1 million people.", ("It has 2.1 million inhabitants.",))]
 
 
-@pytest.mark.parametrize(("text", "short"), [
-    ("Arthur's Magazine", True), ("6.213 km long", True), ("3776メートル", True), ("Bobby Darin.", True),
-    ("「東京」", True), ("Rome is in Italy.", False), ("Water boils at 50 degrees.", False),
-    ("The main product of Fremantle Octopus is octopus.'", False), ("富士山の高さは5000メートルです。", False),
-    ("Long " * 40, False)])
+@pytest.mark.parametrize(
+    ("text", "short"),
+    [
+        ("Arthur's Magazine", True),
+        ("6.213 km long", True),
+        ("3776メートル", True),
+        ("Bobby Darin.", True),
+        ("「東京」", True),
+        ("Rome is in Italy.", False),
+        ("Water boils at 50 degrees.", False),
+        ("The main product of Fremantle Octopus is octopus.'", False),
+        ("富士山の高さは5000メートルです。", False),
+        ("Long " * 40, False),
+    ],
+)
 def test_a_short_answer_is_a_phrase_not_a_sentence(text, short):
     assert is_short_answer(text) == short
 

@@ -41,8 +41,15 @@ def scores(qwen05_judge):
     samples = []
     for topic, (question, context, supported, contradicted) in CASES.items():
         for kind, response in (("supported", supported), ("contradicted", contradicted)):
-            samples.append(Sample(id=f"{topic}/{kind}", row=len(samples) + 1, user_input=question,
-                                  response=response, retrieved_contexts=(context,)))
+            samples.append(
+                Sample(
+                    id=f"{topic}/{kind}",
+                    row=len(samples) + 1,
+                    user_input=question,
+                    response=response,
+                    retrieved_contexts=(context,),
+                )
+            )
     results = run_metrics(samples, [METRICS["faithfulness"]], executor, lambda sample: "en")
     return {result.sample.id: result.scores["faithfulness"] for result in results}
 

@@ -31,15 +31,23 @@ def answers(*flags: int) -> list[CritiqueAnswer]:
 
 # --- aspect critique ---------------------------------------------------------------------------
 
+
 def critique_call(vote: int, user_input: str = QUESTION, contexts: tuple[str, ...] = ("Paris has it.",)) -> Call:
-    return Call("critique", (("criterion", POLITE), ("response", RESPONSE), ("retrieved_contexts", contexts),
-                             ("user_input", user_input)), vote)
+    return Call(
+        "critique",
+        (("criterion", POLITE), ("response", RESPONSE), ("retrieved_contexts", contexts), ("user_input", user_input)),
+        vote,
+    )
 
 
 def test_critique_declaration():
     metric = critique_metric("politeness")
     assert (metric.name, metric.required, metric.steps, metric.score_range) == (
-        "aspect_critique:politeness", ("response",), ("critique",), (0.0, 1.0))
+        "aspect_critique:politeness",
+        ("response",),
+        ("critique",),
+        (0.0, 1.0),
+    )
     assert METRICS["aspect_critique:harmfulness"].name == "aspect_critique:harmfulness"
     assert "aspect_critique:politeness" not in METRICS
 
@@ -50,8 +58,11 @@ def test_critique_three_votes_majority(flags, expected):
     program = critique_metric("politeness").compute(sample, CRITERIA)
     assert next(program) == [critique_call(1), critique_call(2), critique_call(3)]
     score = finish(program, answers(*flags))
-    assert view(score) == (expected, None, {"criterion": POLITE, "votes": [
-        {"verdict": flag, "reason": f"v{i}"} for i, flag in enumerate(flags, start=1)]})
+    assert view(score) == (
+        expected,
+        None,
+        {"criterion": POLITE, "votes": [{"verdict": flag, "reason": f"v{i}"} for i, flag in enumerate(flags, start=1)]},
+    )
 
 
 def test_critique_strictness_five_without_question_or_contexts():
@@ -75,18 +86,22 @@ def test_critique_without_definition_raises(name, lang):
 
 # --- rubric score ------------------------------------------------------------------------------
 
+
 def rubric_call(rubric: str, reference: str = "") -> Call:
     return Call.of("rubric", rubric=rubric, user_input=QUESTION, response=RESPONSE, reference=reference)
 
 
-@pytest.mark.parametrize(("reference", "extra", "source", "rubric"), [
-    (None, {}, "reference_free", "RF rubric"),
-    ("  ", {}, "reference_free", "RF rubric"),
-    ("Paris.", {}, "with_reference", "WR rubric"),
-    ("Paris.", {"rubric": "Own rubric"}, "sample", "Own rubric"),
-    (None, {"rubric": "Own rubric"}, "sample", "Own rubric"),
-    ("Paris.", {"rubric": "   "}, "with_reference", "WR rubric"),
-])
+@pytest.mark.parametrize(
+    ("reference", "extra", "source", "rubric"),
+    [
+        (None, {}, "reference_free", "RF rubric"),
+        ("  ", {}, "reference_free", "RF rubric"),
+        ("Paris.", {}, "with_reference", "WR rubric"),
+        ("Paris.", {"rubric": "Own rubric"}, "sample", "Own rubric"),
+        (None, {"rubric": "Own rubric"}, "sample", "Own rubric"),
+        ("Paris.", {"rubric": "   "}, "with_reference", "WR rubric"),
+    ],
+)
 def test_rubric_choice_and_grade(reference, extra, source, rubric):
     sample = Sample("q1", 1, user_input=QUESTION, response=RESPONSE, reference=reference, extra=extra)
     program = rubric_score.compute(sample, MetricOptions(rubrics=RUBRICS))
@@ -116,20 +131,30 @@ def summary(response: str, contexts: tuple[str, ...] | None = (C1, " ", C2)) -> 
     return summarization_score.compute(Sample("q1", 1, response=response, retrieved_contexts=contexts), MetricOptions())
 
 
-@pytest.mark.parametrize(("response", "answers", "expected"), [
-    ("Two towns.", [1, 0, 1, 0], 0.625),  # 0.5·(2/4) + 0.5·(1 − 10/40) = 0.25 + 0.375
-    ("Two towns.", [1, 1, 1, 0], 0.75),  # 0.5·(3/4) + 0.5·0.75 = 0.375 + 0.375
-    ("x" * 50, [1, 1, 1, 1], 0.5),  # longer than the text: conciseness 0; 0.5·1 + 0.5·0
-])
+@pytest.mark.parametrize(
+    ("response", "answers", "expected"),
+    [
+        ("Two towns.", [1, 0, 1, 0], 0.625),  # 0.5·(2/4) + 0.5·(1 − 10/40) = 0.25 + 0.375
+        ("Two towns.", [1, 1, 1, 0], 0.75),  # 0.5·(3/4) + 0.5·0.75 = 0.375 + 0.375
+        ("x" * 50, [1, 1, 1, 1], 0.5),  # longer than the text: conciseness 0; 0.5·1 + 0.5·0
+    ],
+)
 def test_summarization_hand_computed(response, answers, expected):
     program = summary(response)
     assert next(program) == Call.of("summary_questions", text=TEXT)
     assert program.send(PREPARED) == Call.of("summary_answers", summary=response, questions=QUESTIONS)
     score = finish(program, SummaryAnswers(answers=answers))
     qa, concise = sum(answers) / 4, max(0.0, 1 - len(response) / 40)
-    assert view(score) == (expected, None, {
-        "keyphrases": ["Paris", "Bonn"], "qa_score": qa, "conciseness": concise,
-        "questions": [{"question": q, "answered": a} for q, a in zip(QUESTIONS, answers)]})
+    assert view(score) == (
+        expected,
+        None,
+        {
+            "keyphrases": ["Paris", "Bonn"],
+            "qa_score": qa,
+            "conciseness": concise,
+            "questions": [{"question": q, "answered": a} for q, a in zip(QUESTIONS, answers)],
+        },
+    )
 
 
 @pytest.mark.parametrize("contexts", [None, (), ("",), ("  ", "\n")])

