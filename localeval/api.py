@@ -77,7 +77,9 @@ class Judge:
         )
         spec = None if model is None else str(model)
         self.loaded: LoadedJudge = (
-            load_server_judge(spec, config) if is_server_url(spec) else load_judge(resolve_judge(spec), config)
+            load_server_judge(spec, config)
+            if spec is not None and is_server_url(spec)
+            else load_judge(resolve_judge(spec), config)
         )
         # llama-cpp-python frees the model in __del__, which fails noisily once the interpreter is being torn down.
         atexit.register(self.close)
@@ -89,13 +91,14 @@ class Judge:
     @property
     def path(self) -> Path | None:
         """The GGUF file; None for a server judge."""
-        return Path(self.loaded.manifest["path"]) if "path" in self.loaded.manifest else None
+        path = self.loaded.manifest.path
+        return Path(path) if path is not None else None
 
     def __repr__(self) -> str:
-        manifest = self.loaded.manifest
-        if "url" in manifest:
-            return f"Judge({manifest['url'] + '#' + manifest['name']!r})"
-        return f"Judge({str(self.path)!r}, sha256={manifest['sha256'][:12]}…)"
+        record = self.loaded.manifest
+        if record.url is not None:
+            return f"Judge({record.label!r})"
+        return f"Judge({str(self.path)!r}, sha256={record.sha256[:12]}…)"
 
 
 class Embedders:

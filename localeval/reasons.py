@@ -1,4 +1,4 @@
-"""Every reason a score can be NaN, in one place: `Score.nan` refuses any other, and README lists each."""
+"""Every reason a score can be NaN, in one place: `Score.nan` refuses any other, and docs/evaluating.md lists each."""
 
 from collections.abc import Mapping
 

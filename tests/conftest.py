@@ -12,6 +12,14 @@ from localeval.judge.protocol import JudgeConfig
 from localeval.models import resolve_judge
 
 EXAMPLE_DATA = Path(__file__).resolve().parent.parent / "examples" / "rag_sample.jsonl"
+_MODEL_FIXTURES = {"smollm_path", "qwen05_path", "smollm_judge", "qwen05_judge"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that takes a model fixture is slow, so the fast tier (`pytest -m "not slow"`) leaves it out."""
+    for item in items:
+        if _MODEL_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="session")

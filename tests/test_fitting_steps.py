@@ -49,6 +49,7 @@ def test_only_the_sentence_marking_steps_have_no_input_to_cut():
     assert [name for name, step in STEPS.items() if step.fit is None] == ["sentence_relevance", "response_focus"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(name for name, step in STEPS.items() if step.fit))
 def test_an_input_longer_than_the_window_is_cut_and_the_step_answers(executor: StepExecutor, name: str):
     step = STEPS[name]

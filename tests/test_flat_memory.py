@@ -6,6 +6,8 @@ import json
 import tracemalloc
 from pathlib import Path
 
+import pytest
+
 from localeval.metrics import METRICS
 from localeval.run.evaluation import run_evaluation
 from localeval.run.options import EvaluationOptions
@@ -46,6 +48,7 @@ def peak_bytes(tmp_path: Path, count: int) -> int:
     return peak
 
 
+@pytest.mark.slow
 def test_ten_times_the_rows_costs_far_less_than_the_rows_themselves(tmp_path):
     row_bytes = len(PASSAGE) * 3
     peak_bytes(tmp_path, 20)  # imports and first-use caches, so that they are not counted as growth

@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -152,6 +153,7 @@ def expected(file: JsonlFile) -> tuple[list[str], dict[int, str]]:
     return good, bad
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(jsonl_files())
 def test_jsonl_reader_keeps_good_rows_and_names_each_bad_line_and_field(tmp_path_factory, file: JsonlFile):
@@ -185,6 +187,7 @@ def csv_files(draw) -> tuple[str, list[dict]]:
     return buffer.getvalue(), good
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(csv_files())
 def test_csv_with_quotes_and_newlines_in_cells_reads_back_every_value(tmp_path_factory, generated):
@@ -227,6 +230,7 @@ def damaged_files(draw) -> tuple[str, bytes]:
     return suffix, bytes(data)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(damaged_files())
 def test_damaged_files_give_a_dataset_error_or_row_errors_never_a_traceback(tmp_path_factory, damaged):
@@ -254,6 +258,7 @@ def test_huge_values_are_read_whole(tmp_path: Path):
     assert sample.response == huge and sample.retrieved_contexts == (huge, "short")
 
 
+@pytest.mark.slow
 @settings(SETTINGS, max_examples=60)
 @given(jsonl_files())
 def test_the_cli_scores_every_good_row_and_reports_every_bad_one(tmp_path_factory, file: JsonlFile):

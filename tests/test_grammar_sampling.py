@@ -32,6 +32,7 @@ def _text(llm: Llama, grammar: LlamaGrammar, temperature: float = 0.0, seed: int
     return reply["choices"][0]["text"]
 
 
+@pytest.mark.slow
 def test_greedy_output_equals_the_stock_sampler(smollm_path: Path, checked, grammar):
     stock = Llama(model_path=str(smollm_path), n_ctx=1024, verbose=False)
     expected = _text(stock, grammar)
@@ -40,6 +41,7 @@ def test_greedy_output_equals_the_stock_sampler(smollm_path: Path, checked, gram
     assert 1 <= len(facts) <= 5 and all(len(fact) <= 80 for fact in facts)
 
 
+@pytest.mark.slow
 def test_sampled_output_is_valid_and_repeats_with_its_seed(checked, grammar):
     first, again, other = (_text(checked, grammar, 0.9, seed) for seed in (1, 1, 2))
     assert first == again
@@ -80,6 +82,7 @@ def test_defaults_are_llama_cpp_pythons():
     assert Truncation() == Truncation(top_k=40, top_p=0.95, min_p=0.05)
 
 
+@pytest.mark.slow
 def test_draws_above_temperature_0_never_leave_the_stock_candidates():
     """A peaked head and a long flat tail, as a judge's logits look: at 0.7 the whole vocabulary would be drawn."""
     rng = np.random.default_rng(0)

@@ -34,6 +34,7 @@ def test_answer_follows_the_schema_and_usage_is_counted(smollm_judge):
     assert generation.truncated is False
 
 
+@pytest.mark.slow
 def test_same_call_gives_the_same_answer(smollm_judge):
     first = smollm_judge.generate(MESSAGES, SCHEMA, max_tokens=200, seed=0, temperature=0.0)
     smollm_judge.generate([{"role": "user", "content": "Something else entirely."}], SCHEMA, 50, 0, 0.0)
@@ -91,6 +92,7 @@ def test_unreadable_chat_template_is_a_clear_error(smollm_path: Path, tmp_path: 
     assert str(raised.value) == f"Cannot read chat template {missing}: No such file or directory"
 
 
+@pytest.mark.slow
 def test_the_verdict_carries_the_judges_probability(qwen05_judge):
     generation = qwen05_judge.generate(MESSAGES, SCHEMA, max_tokens=200, seed=0, temperature=0.0)
     answer = json.loads(generation.text, strict=False)
@@ -100,6 +102,7 @@ def test_the_verdict_carries_the_judges_probability(qwen05_judge):
     assert (p_one >= 0.5) == (answer["verdict"] == 1)  # greedy: the verdict is the likelier digit
 
 
+@pytest.mark.slow
 def test_a_yes_no_answer_carries_the_judges_probability_of_yes(qwen05_judge):
     """A critique vote: the answer word is written last, so the last yes/no entry is the answer's P(yes)."""
     schema = STEPS["critique"].json_schema()
@@ -135,6 +138,7 @@ def test_each_mark_of_a_sentence_list_carries_the_judges_probability(qwen05_judg
     assert all((p >= 0.5) == (mark == 1) for p, mark in zip(generation.choice_probabilities, marks))
 
 
+@pytest.mark.slow
 def test_a_call_past_the_timeout_stops_and_its_score_is_judge_timeout(smollm_path: Path, smollm_judge):
     """0.1 ms ends before the first token: the call stops there, and the score is NaN with the reason."""
     judge = GGUFJudge(smollm_path, JudgeConfig(n_ctx=4096, timeout=0.0001))
@@ -169,6 +173,7 @@ def _checking(question: str) -> list[dict[str, str]]:
     return [{"role": "system", "content": INSTRUCTIONS}, {"role": "user", "content": question}]
 
 
+@pytest.mark.slow
 def test_a_steps_instructions_are_evaluated_once_and_then_restored(smollm_path: Path):
     judge = GGUFJudge(smollm_path, JudgeConfig(n_ctx=2048))
     other = [{"role": "system", "content": "You write questions. " * 20}, {"role": "user", "content": "Paris."}]
@@ -187,6 +192,7 @@ def test_a_steps_instructions_are_evaluated_once_and_then_restored(smollm_path: 
     assert (again.text, again.choice_probabilities) == (first.text, first.choice_probabilities)
 
 
+@pytest.mark.slow
 def test_no_prefix_state_is_kept_when_its_budget_is_zero(smollm_path: Path):
     judge = GGUFJudge(smollm_path, JudgeConfig(n_ctx=2048, prefix_state_mib=0))
     judge.generate(_checking("Context: Paris is in France. Statement: Paris is in France."), SCHEMA, 30, 0, 0.0)
@@ -195,6 +201,7 @@ def test_no_prefix_state_is_kept_when_its_budget_is_zero(smollm_path: Path):
     assert later.reused_prompt_tokens < 8  # only what the two prompts' first tokens share
 
 
+@pytest.mark.slow
 def test_drafted_tokens_give_the_answer_written_one_token_at_a_time(smollm_path: Path, smollm_judge):
     one_at_a_time = GGUFJudge(smollm_path, JudgeConfig(n_ctx=4096, draft_tokens=0))
     messages = [

@@ -54,6 +54,7 @@ def private_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("LOCALEVAL_CACHE_DIR", str(tmp_path / "cache"))
 
 
+@pytest.mark.slow
 def test_real_judge_generates_in_a_child_process(smollm_path):
     check = check_judge(smollm_path, JudgeConfig(n_threads=2))
     assert check.ok, check.problem
@@ -63,6 +64,7 @@ def test_real_judge_generates_in_a_child_process(smollm_path):
     assert "CPU :" in check.system_info
 
 
+@pytest.mark.slow
 def test_real_judge_generates_without_repacked_weights(smollm_path):
     check = check_judge(smollm_path, JudgeConfig(n_threads=2, weight_repacking=False))
     assert check.ok, check.problem

@@ -24,6 +24,7 @@ from localeval.grounding.coverage import lowest_coverage
 from localeval.judge.protocol import Generation, JudgeConfig
 from localeval.metrics import METRICS
 from localeval.metrics.scoring import auroc
+from localeval.results.manifest import JudgeRecord
 from localeval.run.evaluation import run_evaluation
 from localeval.run.judges import LoadedJudge
 from localeval.run.options import EvaluationOptions
@@ -32,13 +33,7 @@ ROWS = [
     json.loads(line)
     for line in (Path(__file__).parents[1] / "benchmarks" / "data" / "contradictions_ja.jsonl").read_text().splitlines()
 ]
-STAND_IN = {
-    "path": "stand-in.gguf",
-    "name": "stand-in",
-    "sha256": "5" * 64,
-    "chat_template_sha256": "7" * 64,
-    "config": {},
-}
+STAND_IN = JudgeRecord("stand-in", "5" * 64, "from GGUF metadata", "7" * 64, path="stand-in.gguf")
 
 
 def stand_in_judge() -> FakeJudge:
@@ -106,6 +101,6 @@ def test_a_calibration_fitted_for_a_weaker_judge_holds_the_better_one_back_and_s
 @pytest.mark.parametrize("path", sorted(SHIPPED.glob("*.json")), ids=lambda p: p.name)
 def test_a_shipped_calibration_names_a_registry_judge_and_never_applies_to_another(path, tmp_path):
     shipped = CalibrationFile.load(path)
-    assert shipped.judge.sha256 != STAND_IN["sha256"]
+    assert shipped.judge.sha256 != STAND_IN.sha256
     judged, why = faithfulness_auroc(tmp_path)
     assert why == ["no calibration fitted for this judge"] and judged == 1.0

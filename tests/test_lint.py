@@ -1,4 +1,7 @@
-"""ruff finds no unused or undefined name, no unsorted import and no unformatted file in the package, tests, benchmarks."""
+import pytest
+
+"""ruff finds no unused or undefined name, no unsorted import and no unformatted file in the package, tests, benchmarks;
+mypy finds no type error in the package (settings in pyproject.toml's [tool.mypy])."""
 
 import subprocess
 import sys
@@ -36,3 +39,14 @@ def test_ruff_format_is_clean() -> None:
         text=True,
     )
     assert checked.returncode == 0, "run `ruff format`:\n" + checked.stdout + checked.stderr
+
+
+@pytest.mark.slow
+def test_mypy_is_clean() -> None:
+    checked = subprocess.run(
+        [sys.executable, "-m", "mypy", "--no-incremental", "--config-file", "pyproject.toml"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr

@@ -85,6 +85,7 @@ def test_the_cut_network_is_unreachable(cut: NetworkCut, tmp_path: Path):
     assert expected in completed.stderr
 
 
+@pytest.mark.slow
 def test_evaluation_runs_with_no_network(cut: NetworkCut, tmp_path: Path):
     out = tmp_path / "results"
     # The English example plus a Japanese row: both embedders (MiniLM, multilingual e5) load offline.

@@ -5,6 +5,7 @@ from __future__ import annotations
 from localeval.data.samples import Sample
 from localeval.metrics import METRICS, Score
 from localeval.reasons import JUDGE_FAILURES
+from localeval.results.manifest import RunManifest
 from localeval.results.outcome import JUDGE_FAILURE_LIMIT, judge_failures
 from localeval.results.run_result import RunResult
 from localeval.results.sample_scores import SampleScores
@@ -17,7 +18,7 @@ def run(*rubric_scores: Score) -> RunResult:
         SampleScores(Sample(str(i), i), "en", {JUDGED.name: score, FREE.name: Score(1.0)})
         for i, score in enumerate(rubric_scores, start=1)
     ]
-    return RunResult([JUDGED.name, FREE.name], samples, [], {})
+    return RunResult([JUDGED.name, FREE.name], samples, [], RunManifest.from_json({}))
 
 
 def test_every_failure_code_of_a_step_counts():

@@ -74,6 +74,7 @@ def test_progress_line():
     )
 
 
+@pytest.mark.slow
 def test_a_run_reports_every_judge_call_and_sample(tmp_path):
     """With the SmolLM2 judge: the last state agrees with the run's own usage."""
     rows = [

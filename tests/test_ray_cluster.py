@@ -58,6 +58,7 @@ def manifest(out: Path) -> dict:
     return {key: value for key, value in json.loads((out / "manifest.json").read_text()).items() if key != "created"}
 
 
+@pytest.mark.slow
 def test_a_local_cluster_writes_the_folder_a_local_run_writes(data, local_run, tmp_path):
     out = tmp_path / "ray"
     result = CliRunner().invoke(main, ["evaluate", str(data), *RUN, "--out", str(out), "--ray", "local"])
@@ -88,6 +89,7 @@ def actor_pids() -> list[int]:
     return pids
 
 
+@pytest.mark.slow
 def test_lost_actors_are_restarted_and_their_batches_scored_once(data, local_run, tmp_path):
     killed: list[int] = []
 
@@ -114,6 +116,7 @@ def test_lost_actors_are_restarted_and_their_batches_scored_once(data, local_run
     assert scored(out) == scored(local_run)
 
 
+@pytest.mark.slow
 def test_a_killed_driver_resumes_without_scoring_a_finished_sample_again(data, local_run, tmp_path):
     out = tmp_path / "ray"
     command = [sys.executable, "-m", "localeval.cli", "evaluate", str(data), *RUN, "--out", str(out), "--ray", "local"]
@@ -136,6 +139,7 @@ def test_a_killed_driver_resumes_without_scoring_a_finished_sample_again(data, l
     assert scored(out) == scored(local_run)  # each sample once, in file order, as a local run scores it
 
 
+@pytest.mark.slow
 def test_a_node_without_the_judge_is_named_and_nothing_is_scored(data, tmp_path, monkeypatch):
     """The nodes (here: this machine's actors) look for registry judges in their own models folder."""
     monkeypatch.setenv("LOCALEVAL_MODELS_DIR", str(tmp_path / "no-models"))
@@ -217,6 +221,7 @@ def _machine_only_tools() -> str | None:
     return None
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(_machine_only_tools() is not None, reason=str(_machine_only_tools()))
 def test_a_local_cluster_connects_to_nothing_but_this_machine(data, tmp_path):
     """In a network namespace with only a loopback interface, every socket connect of the driver, Ray's own

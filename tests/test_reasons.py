@@ -1,4 +1,4 @@
-"""The NaN reasons: one list in localeval/reasons.py that the code keeps to and README documents."""
+"""The NaN reasons: one list in localeval/reasons.py that the code keeps to and docs/evaluating.md documents."""
 
 from __future__ import annotations
 
@@ -17,12 +17,13 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "localeval"
 
 
-def readme_reasons() -> list[str]:
-    """The codes in README's bullet on scores that cannot be computed, `missing_field:<name>` as missing_field."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    start = readme.index("- **Scores that cannot be computed**")
-    end = readme.index("\n- ", readme.index("\n\n", start))
-    return re.findall(r"`([a-z_]+)(?::<name>)?`", readme[start:end])
+def documented_reasons() -> list[str]:
+    """The codes in docs/evaluating.md's section "Scores that cannot be computed", `missing_field:<name>` as
+    missing_field."""
+    page = (ROOT / "docs" / "evaluating.md").read_text(encoding="utf-8")
+    start = page.index("\n## Scores that cannot be computed\n")
+    end = page.index("\n## ", start + 1)
+    return re.findall(r"`([a-z_]+)(?::<name>)?`", page[start:end])
 
 
 def package_trees() -> list[tuple[Path, ast.Module]]:
@@ -33,13 +34,13 @@ def package_trees() -> list[tuple[Path, ast.Module]]:
     ]
 
 
-def test_readme_lists_every_reason_and_no_other():
-    listed = readme_reasons()
+def test_the_docs_list_every_reason_and_no_other():
+    listed = documented_reasons()
     assert sorted(listed) == sorted(NAN_REASONS)
 
 
 def test_every_listed_reason_is_produced_somewhere_in_the_package():
-    """A reason named only in the list (and README) is a promise that nothing keeps."""
+    """A reason named only in the list (and the docs) is a promise that nothing keeps."""
     literals = {
         node.value
         for _, tree in package_trees()

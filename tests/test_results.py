@@ -11,11 +11,13 @@ from localeval.data.dataset import RowError
 from localeval.data.samples import Sample
 from localeval.errors import ConfigError
 from localeval.metrics import Score
+from localeval.results.manifest import JudgeRecord, RunManifest
 from localeval.results.run_result import (
     FORMAT_VERSION,
     MetricSummary,
     RunResult,
     Tally,
+    load_results,
     sample_record,
 )
 from localeval.results.sample_scores import SampleScores, Usage
@@ -35,12 +37,16 @@ ROW_ERRORS = [
 ROW_WARNINGS = [
     RowError(2, "q2", "reference_context_ids", "item at index 0 is a boolean; expected a string or integer")
 ]
-MANIFEST = {
-    "created": "2025-01-02T03:04:05+00:00",
-    "metrics": ["faithfulness", "answer_length"],
-    "lang": "en",
-    "judge": {"path": "/models/judge.gguf", "sha256": "ab12"},
-}
+MANIFEST = RunManifest(
+    created="2025-01-02T03:04:05+00:00",
+    dataset=None,
+    metrics=["faithfulness", "answer_length"],
+    metric_options={},
+    lang="en",
+    judge=JudgeRecord(None, "ab12", "from GGUF metadata", "cd34", path="/models/judge.gguf"),
+    prompts={},
+    versions={},
+)
 
 
 def scores() -> list[SampleScores]:
@@ -102,7 +108,7 @@ def test_nan_reasons_are_sorted_by_name():
         SampleScores(Sample(str(i), i), "en", {"m": Score.nan(reason)})
         for i, reason in enumerate(["metric_error", "interrupted", "metric_error", "context_overflow"])
     ]
-    assert list(RunResult(["m"], samples, [], {}).summaries["m"].nan_reasons.items()) == [
+    assert list(RunResult(["m"], samples, [], RunManifest.from_json({})).summaries["m"].nan_reasons.items()) == [
         ("context_overflow", 1),
         ("interrupted", 1),
         ("metric_error", 2),
@@ -111,7 +117,12 @@ def test_nan_reasons_are_sorted_by_name():
 
 def test_all_nan_mean_is_nan():
     samples = [SampleScores(Sample("1", 1), "en", {"m": Score.nan("no_statements")})]
-    assert as_tuple(RunResult(["m"], samples, [], {}).summaries["m"]) == ("NaN", 0, 1, {"no_statements": 1})
+    assert as_tuple(RunResult(["m"], samples, [], RunManifest.from_json({})).summaries["m"]) == (
+        "NaN",
+        0,
+        1,
+        {"no_statements": 1},
+    )
 
 
 def test_total_usage():
@@ -153,7 +164,7 @@ def test_summary_dict():
 
 
 def test_summary_dict_of_an_empty_run():
-    assert RunResult([], [], [], {}).summary_dict() == {
+    assert RunResult([], [], [], RunManifest.from_json({})).summary_dict() == {
         "format_version": FORMAT_VERSION,
         "interrupted": False,
         "samples": 0,
@@ -232,29 +243,35 @@ def test_save_writes_the_three_files(tmp_path):
         "line 4: not valid JSON: Expecting value (column 1)",
     ]
 
-    assert (
-        (out / "manifest.json").read_text(encoding="utf-8")
-        == """\
-{
-  "format_version": 1,
-  "created": "2025-01-02T03:04:05+00:00",
-  "metrics": [
-    "faithfulness",
-    "answer_length"
-  ],
-  "lang": "en",
-  "judge": {
-    "path": "/models/judge.gguf",
-    "sha256": "ab12"
-  }
-}
-"""
-    )
+    manifest = (out / "manifest.json").read_text(encoding="utf-8")
+    assert manifest.startswith('{\n  "format_version": 1,\n  "created": "2025-01-02T03:04:05+00:00",\n')
+    assert json.loads(manifest) == {
+        "format_version": 1,
+        "created": "2025-01-02T03:04:05+00:00",
+        "dataset": None,
+        "metrics": ["faithfulness", "answer_length"],
+        "metric_options": {},
+        "lang": "en",
+        "judge": {
+            "path": "/models/judge.gguf",
+            "name": None,
+            "sha256": "ab12",
+            "size": None,
+            "architecture": None,
+            "chat_template": "from GGUF metadata",
+            "chat_template_sha256": "cd34",
+            "config": {},
+        },
+        "prompts": {},
+        "versions": {},
+        "languages": {},
+    }
+    assert load_results(out).manifest == MANIFEST
 
 
 def test_save_keeps_non_ascii_text(tmp_path):
     sample = SampleScores(Sample("東京", 1), "ja", {"m": Score(1.0, evidence={"statement": "東京は首都です。"})})
-    RunResult(["m"], [sample], [], {"lang": "ja"}).save(tmp_path)
+    RunResult(["m"], [sample], [], RunManifest.from_json({"lang": "ja"})).save(tmp_path)
     assert (tmp_path / "samples.jsonl").read_text(encoding="utf-8") == (
         '{"id": "東京", "row": 1, "lang": "ja", "scores": {"m": 1.0}, "nan_reasons": {}, '
         '"evidence": {"m": {"statement": "東京は首都です。"}}, '
@@ -264,9 +281,9 @@ def test_save_keeps_non_ascii_text(tmp_path):
 
 def test_save_overwrites_a_previous_save(tmp_path):
     result().save(tmp_path)
-    RunResult(["m"], [], [], {}).save(tmp_path)
+    RunResult(["m"], [], [], RunManifest.from_json({})).save(tmp_path)
     assert (tmp_path / "samples.jsonl").read_text(encoding="utf-8") == ""
-    assert (tmp_path / "manifest.json").read_text(encoding="utf-8") == '{\n  "format_version": 1\n}\n'
+    assert json.loads((tmp_path / "manifest.json").read_text(encoding="utf-8"))["created"] == ""
 
 
 # --- the terminal table ------------------------------------------------------------------------
@@ -291,7 +308,7 @@ Interrupted: scores not yet computed are NaN with reason 'interrupted'."""
 def test_summary_table_without_row_errors_or_interruption():
     samples = [SampleScores(Sample("1", 1), "en", {"faithfulness": Score(1.0)}, Usage(2, 0, 300, 20, 1.25))]
     assert (
-        summary_table(RunResult(["faithfulness"], samples, [], {}))
+        summary_table(RunResult(["faithfulness"], samples, [], RunManifest.from_json({})))
         == """\
 metric        mean   scored  NaN  NaN reasons
 ------------  -----  ------  ---  -----------
@@ -303,7 +320,7 @@ faithfulness  1.000  1       0
 
 def test_summary_table_of_an_empty_run():
     assert (
-        summary_table(RunResult([], [], [], {}))
+        summary_table(RunResult([], [], [], RunManifest.from_json({})))
         == """\
 metric  mean  scored  NaN  NaN reasons
 ------  ----  ------  ---  -----------
@@ -326,7 +343,7 @@ def test_a_tally_gives_the_same_mean_in_any_order():
 def test_a_result_that_streamed_its_samples_refuses_to_save_a_folder_without_them(tmp_path):
     tally = Tally(["m"])
     tally.add(SampleScores(Sample("a", 1), "en", {"m": Score(0.5)}))
-    streamed = RunResult(["m"], [], [], {}, tally=tally)
+    streamed = RunResult(["m"], [], [], RunManifest.from_json({}), tally=tally)
     assert (streamed.sample_count, streamed.summaries["m"].mean) == (1, 0.5)
     with pytest.raises(ConfigError, match="does not hold its samples"):
         streamed.save(tmp_path)

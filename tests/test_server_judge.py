@@ -101,6 +101,7 @@ def _statement_ps(result: Any) -> dict[str, list[float]]:
     }
 
 
+@pytest.mark.slow
 def test_a_served_judge_scores_as_the_same_judge_in_process(llama_server: str, tmp_path: Path) -> None:
     served = evaluate(ROWS, ["faithfulness"], judge=Judge(llama_server), out=tmp_path / "served")
     local = evaluate(
@@ -249,6 +250,7 @@ def test_an_answer_out_of_schema_costs_its_score_with_the_local_reason(
     assert math.isnan(score.value) and score.reason == "judge_unparseable"
 
 
+@pytest.mark.slow
 def test_a_server_slower_than_the_timeout_costs_its_score_as_judge_timeout(
     stand_in: Callable[..., StandIn], tmp_path: Path
 ) -> None:

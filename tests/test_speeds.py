@@ -14,6 +14,7 @@ from localeval.judge.speeds import (
     remember,
     speeds_for,
 )
+from localeval.results.manifest import JudgeRecord
 from localeval.run.judges import LoadedJudge, remember_speeds
 
 QWEN05 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
@@ -111,6 +112,6 @@ class _Judge:
 def test_a_run_stores_its_speeds_in_the_cache_folder(tmp_path, monkeypatch):
     monkeypatch.setenv("LOCALEVAL_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr("localeval.judge.speeds.cpu", lambda: type("CPU", (), {"model": KEY.cpu})())
-    manifest = {"sha256": QWEN05, "config": {"n_gpu_layers": 0, "n_threads": 2}}
+    manifest = JudgeRecord("qwen05", QWEN05, "", "", {"n_gpu_layers": 0, "n_threads": 2})
     remember_speeds(LoadedJudge(_Judge(), JudgeConfig(), QWEN05, manifest))
     assert speeds_for(KEY, 491400064, tmp_path / SPEEDS_FILE).speeds == Speeds(250.0, 30.0)

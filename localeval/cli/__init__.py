@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from typing import Any
 
 import click
 
@@ -13,7 +14,7 @@ from localeval.errors import LocalevalError
 class _Main(click.Group):
     """Turns library errors into `Error: ...` with exit 1, and Ctrl-C into exit 130, unless --debug."""
 
-    def invoke(self, ctx: click.Context):
+    def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except LocalevalError as error:

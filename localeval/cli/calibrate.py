@@ -9,9 +9,11 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import click
 
+from localeval import api
 from localeval.cli.judge_options import (
     JUDGE_HELP,
     gpu_layers_option,
@@ -19,12 +21,10 @@ from localeval.cli.judge_options import (
     n_ctx_option,
     threads_option,
 )
-from localeval.data.dataset import read_dataset
 from localeval.errors import ConfigError
 from localeval.grounding.calibration import UNCALIBRATED, CalibrationFile, JudgeIdentity
 from localeval.judge.protocol import JudgeConfig
 from localeval.judge.server import is_server_url
-from localeval.metrics import METRICS
 from localeval.metrics.options import MetricOptions
 from localeval.models import load_registry
 from localeval.results.agreement import (
@@ -34,9 +34,6 @@ from localeval.results.agreement import (
     read_labelled,
 )
 from localeval.results.agreement import calibrate as fit
-from localeval.run.evaluation import run_evaluation
-from localeval.run.judges import identity_in_manifest
-from localeval.run.options import EvaluationOptions
 
 
 @dataclass(frozen=True)
@@ -141,7 +138,7 @@ def _judged(
     config: JudgeConfig,
     evidence_sentences: int,
     results: Path,
-) -> tuple[dict[str, list[tuple[Labelled, LabelledRow, list[dict]]]], JudgeIdentity, dict[str, str]]:
+) -> tuple[dict[str, list[tuple[Labelled, LabelledRow, list[dict[str, Any]]]]], JudgeIdentity, dict[str, str]]:
     """Faithfulness on every row with the judge's own P; per language, each scored row with its statements."""
     results.mkdir(parents=True, exist_ok=True)
     data = results / "rows.jsonl"
@@ -162,7 +159,7 @@ def _judged(
         ),
         encoding="utf-8",
     )
-    options = EvaluationOptions(
+    options = api.EvaluationOptions(
         data=data,
         out=results / "faithfulness",
         metrics=("faithfulness",),
@@ -171,8 +168,8 @@ def _judged(
         metric_options=MetricOptions(evidence_sentences=evidence_sentences),
         calibration=UNCALIBRATED,
     )
-    run = run_evaluation(options, read_dataset(data), [METRICS["faithfulness"]])
-    by_lang: dict[str, list[tuple[Labelled, LabelledRow, list[dict]]]] = defaultdict(list)
+    run = api.run(api.plan(options))
+    by_lang: dict[str, list[tuple[Labelled, LabelledRow, list[dict[str, Any]]]]] = defaultdict(list)
     reasons: dict[str, int] = defaultdict(int)
     for sample in run.samples:
         labelled, row = index[sample.sample.id]
@@ -189,8 +186,11 @@ def _judged(
             "No row could be scored (every faithfulness score is NaN); see "
             f"{options.out / 'samples.jsonl'} for the reasons."
         )
-    identity = identity_in_manifest(run.manifest["judge"])
-    prompts = {lang: run.manifest["prompts"][f"{lang}/statement_support"]["sha256"] for lang in by_lang}
+    recorded = run.manifest.judge
+    if recorded is None:
+        raise ConfigError("The calibration run recorded no judge.")  # faithfulness cannot run without one
+    identity = recorded.identity
+    prompts = {lang: run.manifest.prompt_sha256(lang, "statement_support") or "" for lang in by_lang}
     return by_lang, identity, prompts
 
 

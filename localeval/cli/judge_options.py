@@ -21,7 +21,7 @@ gpu_layers_option = click.option(
     type=click.IntRange(min=-1),
     default=0,
     show_default=True,
-    help="Judge layers to offload to the GPU: 0 none, -1 all (needs a GPU build of llama-cpp-python; see README).",
+    help="Judge layers to offload to the GPU: 0 none, -1 all (needs a GPU build of llama-cpp-python; see docs/install.md).",
 )
 judge_timeout_option = click.option(
     "--judge-timeout",

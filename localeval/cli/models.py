@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import sys
+from typing import TYPE_CHECKING
+
 import click
 
 from localeval.models import VerifiedFolder, install, model_statuses, verify
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+    from click._termui_impl import ProgressBar
 
 
 @click.group()
@@ -68,20 +76,22 @@ class _ProgressBar:
     """A progress bar opened on the first report, so quick checks print none."""
 
     def __init__(self) -> None:
-        self._bar = None
+        self._bar: ProgressBar[int] | None = None
 
     def __call__(self, done: int, total: int) -> None:
         if self._bar is None:
-            self._bar = click.progressbar(length=total, label="Joining parts", file=click.get_text_stream("stderr"))
+            self._bar = click.progressbar(length=total, label="Joining parts", file=sys.stderr)
             self._bar.__enter__()
         self._bar.update(done - self._bar.pos)
 
     def __enter__(self) -> _ProgressBar:
         return self
 
-    def __exit__(self, *exc_info: object) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
         if self._bar is not None:
-            self._bar.__exit__(*exc_info)
+            self._bar.__exit__(kind, error, trace)
 
 
 def _size(size: int) -> str:

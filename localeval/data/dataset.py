@@ -4,6 +4,7 @@ instead of stopping."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import hashlib
 import json
 import re
@@ -56,7 +57,7 @@ class RowError:
     id: str | None
     field: str | None
     problem: str
-    unit: str = field(default="line", compare=False)
+    unit: str = dataclasses.field(default="line", compare=False)  # not `field`: the attribute above hides it
 
     def __str__(self) -> str:
         where = f"{self.unit} {self.row}" + (f" (id {self.id})" if self.id is not None else "")
@@ -274,7 +275,7 @@ def _unit(fmt: str) -> str:
     return "row" if fmt in ("json", *_TABLE_FORMATS) else "line"
 
 
-def _records(path: Path, fmt: str, mapping: dict[str, str]) -> Iterator[tuple[int, Any]]:
+def _records(path: Path, fmt: str, mapping: Mapping[str, str]) -> Iterator[tuple[int, Any]]:
     """Each record with its row number, read as the file is read (a .json file is parsed whole)."""
     if fmt == "jsonl":
         return _jsonl_records(_lines(path))
@@ -327,7 +328,7 @@ def _json_records(path: Path, text: str) -> Iterator[tuple[int, Any]]:
     return enumerate(data, start=1)
 
 
-def _csv_records(path: Path, mapping: dict[str, str]) -> Iterator[tuple[int, Any]]:
+def _csv_records(path: Path, mapping: Mapping[str, str]) -> Iterator[tuple[int, Any]]:
     """Pair each data row with the header, checking the header first because every row depends on it."""
     rows = _csv_rows(path, _delimiter(path, mapping))
     first = next(rows, None)
@@ -390,7 +391,7 @@ class _Scanned:
     count: int = 0
 
 
-def _scan(records: Iterable[tuple[int, Any]], mapping: dict[str, str], fmt: str) -> _Scanned:
+def _scan(records: Iterable[tuple[int, Any]], mapping: Mapping[str, str], fmt: str) -> _Scanned:
     """Check row by row, keeping only where each good row is; a bad row becomes RowErrors, never stopping the rest.
 
     A row whose only problems are bad field values is kept without those values, its problems as warnings:
@@ -433,7 +434,9 @@ def _costs_the_row(problems: list[tuple[str | None, str]]) -> bool:
     return any(name is None or name == "id" for name, _ in problems)
 
 
-def _parse_row(record: Any, mapping: dict[str, str], is_csv: bool) -> tuple[str | None, dict, dict, list]:
+def _parse_row(
+    record: Any, mapping: Mapping[str, str], is_csv: bool
+) -> tuple[str | None, dict[str, Any], dict[str, Any], list[tuple[str | None, str]]]:
     """Check every field of one row, collecting all its problems so they can be fixed together."""
     if not isinstance(record, dict):
         problem = str(record) if isinstance(record, _Problem) else f"expected a JSON object, got {_kind(record)}"
@@ -484,7 +487,9 @@ def _target(key: str, mapping: Mapping[str, str]) -> tuple[str | None, int]:
     return ALIASES.get(key), _ALIAS
 
 
-def _group(record: dict[str, Any], mapping: Mapping[str, str]) -> tuple[dict[str, list], dict[str, Any]]:
+def _group(
+    record: dict[str, Any], mapping: Mapping[str, str]
+) -> tuple[dict[str, list[tuple[int, str, Any]]], dict[str, Any]]:
     """Collect the keys feeding each field; keys feeding none are kept as extra."""
     groups: dict[str, list[tuple[int, str, Any]]] = {}
     extra: dict[str, Any] = {}

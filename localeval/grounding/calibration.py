@@ -269,7 +269,7 @@ def choose_calibrations(
         files = [
             f
             for f in (shipped_files() if shipped is None else shipped)
-            if judge is not None and f.judge.same_judge(judge)
+            if judge is not None and f.judge is not None and f.judge.same_judge(judge)
         ]
         for lang in langs:
             chosen[lang] = _matching(files, lang, support_prompts.get(lang), evidence_sentences)

@@ -17,8 +17,12 @@ import hashlib
 import secrets
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
 
 from localeval.errors import ModelFileError
+
+if TYPE_CHECKING:
+    from llama_cpp.llama_types import ChatCompletionRequestMessage
 
 Message = dict[str, str]
 Tokenize = Callable[[str, bool], list[int]]  # (text, special) -> token ids
@@ -51,7 +55,8 @@ class ChatTemplate:
     def render(self, messages: list[Message]) -> str:
         """The prompt as one string, the way the model was trained to read it."""
         try:
-            return self._formatter(messages=messages).prompt
+            # The formatter hands the messages to the template as they are: role and content strings are all it reads.
+            return self._formatter(messages=cast("list[ChatCompletionRequestMessage]", messages)).prompt
         except Exception as error:  # a template is arbitrary code: any exception is the template's fault
             kind = "uses something the sandbox forbids" if _is_security_error(error) else "fails to render"
             raise ModelFileError(

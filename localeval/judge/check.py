@@ -234,9 +234,11 @@ def _libllama() -> str:
 
 def _signal_name(signum: int) -> str:
     try:
-        return f"{signal.Signals(signum).name}, {signal.strsignal(signum).lower()}"
+        name = signal.Signals(signum).name
     except ValueError:
         return f"signal {signum}"
+    description = signal.strsignal(signum)  # None for a signal the system has no description of
+    return f"{name}, {description.lower()}" if description else name
 
 
 def _tail(stderr: str, lines: int = 3) -> str:

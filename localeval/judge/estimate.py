@@ -15,7 +15,7 @@ from localeval.data.text import is_cjk
 
 # Statements a judge writes per sentence grow with the sentence's length: one, and one more per WORDS_PER_STATEMENT
 # words (CJK: characters), at most the step's limit of 6. Fitted to statement_support calls, which also lose
-# statements that code drops or merges: benchmarks/data/vs_ragas.jsonl gives 5.4 a sample (the README's run of the
+# statements that code drops or merges: benchmarks/data/vs_ragas.jsonl gives 5.4 a sample (a run of the
 # 1.5B judge made 5.5), and its first 4 samples 26 (a run of the 0.5B judge made 23).
 WORDS_PER_STATEMENT = 25
 CJK_CHARS_PER_STATEMENT = 40

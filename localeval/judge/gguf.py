@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from localeval.errors import ConfigError, ModelFileError
 from localeval.judge.chat_template import (
@@ -27,6 +27,9 @@ from localeval.judge.protocol import (
     JudgeConfig,
     JudgeTimings,
 )
+
+if TYPE_CHECKING:
+    from llama_cpp import CreateCompletionResponse, LlamaGrammar, llama_model_params
 
 
 @dataclass
@@ -106,13 +109,17 @@ class GGUFJudge:
         reused = self._prefixes.prepare(tokens, prefix_length)
         self._llm.last_sampler = None
         deadline = None if self.config.timeout is None else _Deadline(started + self.config.timeout)
-        reply = self._llm.create_completion(
-            prompt=tokens,
-            max_tokens=max_tokens,
-            temperature=temperature,
-            seed=seed,
-            grammar=_grammar(json.dumps(schema)),
-            stopping_criteria=StoppingCriteriaList([deadline]) if deadline else None,
+        # Not streamed, so one response (create_completion's type also allows the stream's iterator).
+        reply = cast(
+            "CreateCompletionResponse",
+            self._llm.create_completion(
+                prompt=tokens,
+                max_tokens=max_tokens,
+                temperature=temperature,
+                seed=seed,
+                grammar=_grammar(json.dumps(schema)),
+                stopping_criteria=StoppingCriteriaList([deadline]) if deadline else None,
+            ),
         )
         seconds = time.perf_counter() - started
         self._call_seconds += seconds
@@ -256,7 +263,7 @@ def _weight_repacking(enabled: bool) -> Iterator[None]:
     low_level = llama_module.llama_cpp
     original = low_level.llama_model_default_params
 
-    def without_repacking():
+    def without_repacking() -> llama_model_params:
         params = original()
         params.use_extra_bufts = False
         return params
@@ -269,7 +276,7 @@ def _weight_repacking(enabled: bool) -> Iterator[None]:
 
 
 @lru_cache(maxsize=64)
-def _grammar(schema_json: str):
+def _grammar(schema_json: str) -> LlamaGrammar:
     """Grammars are compiled once per schema, not once per call."""
     from llama_cpp import LlamaGrammar
 

@@ -16,15 +16,19 @@ import ctypes
 import functools
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import llama_cpp
 import numpy as np
 from llama_cpp import Llama, LlamaGrammar
+from llama_cpp.llama_speculative import LlamaDraftModel
 
 from localeval.judge.prompt_lookup import PromptLookup
+
+if TYPE_CHECKING:
+    from llama_cpp._internals import LlamaSampler
 
 # llama-cpp-python's create_completion defaults, which its own sampler chain applies before the temperature.
 TOP_K, TOP_P, MIN_P = 40, 0.95, 0.05
@@ -132,7 +136,8 @@ class GrammarCheckedSampler:
         return token
 
     def _allowed(self, token: int, logit: float) -> bool:
-        self._one[0].id, self._one[0].logit, self._one[0].p = token, logit, 0.0
+        self._one[0].id = token  # type: ignore[assignment]  # llama_cpp types it c_int32; ctypes takes the int
+        self._one[0].logit, self._one[0].p = logit, 0.0
         self._apply(self._one, 1)
         return math.isfinite(self._one[0].logit)  # the grammar sets a rejected token's logit to -inf
 
@@ -142,7 +147,7 @@ class GrammarCheckedSampler:
         self._apply(self._all, self._n_vocab)
         return self._all_view["logit"].copy()
 
-    def _apply(self, data: ctypes.Array, size: int) -> None:
+    def _apply(self, data: ctypes.Array[llama_cpp.llama_token_data], size: int) -> None:
         candidates = llama_cpp.llama_token_data_array(
             data=ctypes.cast(data, llama_cpp.llama_token_data_p), size=size, selected=-1, sorted=False
         )
@@ -158,6 +163,16 @@ class GrammarCheckedSampler:
             self._grammar = None
 
 
+class _Drafter(LlamaDraftModel):
+    """Llama's draft_model, which must be a LlamaDraftModel: hands Llama.generate's input ids to `draft`."""
+
+    def __init__(self, draft: Callable[[np.ndarray], np.ndarray]):
+        self._draft = draft
+
+    def __call__(self, input_ids: np.ndarray, /, **kwargs: Any) -> np.ndarray:
+        return self._draft(input_ids)
+
+
 class GrammarCheckedLlama(Llama):
     """A Llama whose grammar-constrained generations use GrammarCheckedSampler; `last_sampler` is the latest one.
 
@@ -171,7 +186,7 @@ class GrammarCheckedLlama(Llama):
         # Set after loading, not passed as Llama's draft_model: that would make it keep every position's logits for
         # every prompt (5 GB at a context of 8192), where only a draft's positions need them.
         self._prompt_lookup = prompt_lookup
-        self.draft_model = self._draft if prompt_lookup else None
+        self.draft_model = _Drafter(self._draft) if prompt_lookup else None
         self._checking_draft = False
         # llama.cpp counts a drafted batch as prompt work; these let JudgeTimings count it as generation.
         self.draft_tokens_checked = 0
@@ -207,7 +222,7 @@ class GrammarCheckedLlama(Llama):
         self.n_tokens += len(tokens)
         self._requires_eval = False
 
-    def _init_sampler(
+    def _init_sampler(  # type: ignore[override]  # keyword-only: Llama calls it with keywords alone
         self,
         *,
         temp: float = 0.8,
@@ -215,8 +230,8 @@ class GrammarCheckedLlama(Llama):
         top_k: int = TOP_K,
         top_p: float = TOP_P,
         min_p: float = MIN_P,
-        **kwargs,
-    ):
+        **kwargs: Any,
+    ) -> LlamaSampler | GrammarCheckedSampler:
         self._checking_draft = False  # a new generation: no draft is pending
         self._open_draft = None
         if grammar is None:

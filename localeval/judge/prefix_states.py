@@ -29,7 +29,7 @@ class PrefixStates:
     def __init__(self, llm: Any, budget_bytes: int):
         self._llm = llm
         self._budget = budget_bytes
-        self._states: OrderedDict[tuple[int, ...], ctypes.Array] = OrderedDict()
+        self._states: OrderedDict[tuple[int, ...], ctypes.Array[ctypes.c_uint8]] = OrderedDict()
 
     def prepare(self, tokens: Sequence[int], prefix_length: int) -> int:
         """Make the KV cache start with tokens[:prefix_length] where that saves work; returns how many of the
@@ -46,7 +46,7 @@ class PrefixStates:
         self._evaluate_and_keep(prefix)
         return 0
 
-    def _restore(self, prefix: tuple[int, ...], state: ctypes.Array) -> bool:
+    def _restore(self, prefix: tuple[int, ...], state: ctypes.Array[ctypes.c_uint8]) -> bool:
         import llama_cpp
 
         llm = self._llm

@@ -26,14 +26,15 @@ def answer_completeness(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS
     much text about other things: the two faults, incomplete and redundant, that answer_relevancy is meant
     to catch but cannot see, since questions written back from such an answer still resemble the question.
     """
-    parts = distinct((yield Call.of("question_parts", user_input=sample.user_input)).parts)
+    user_input, response = sample.text("user_input"), sample.text("response")
+    parts = distinct((yield Call.of("question_parts", user_input=user_input)).parts)
     if not parts:
         return Score.nan("no_question_parts")
-    sentences = split_sentences(sample.response)  # never empty: a blank response is a missing field
+    sentences = split_sentences(response)  # never empty: a blank response is a missing field
     groups = in_groups(sentences)
     outputs = yield (
-        [Call.of("part_answered", user_input=sample.user_input, part=part, response=sample.response) for part in parts]
-        + [Call.of("response_focus", user_input=sample.user_input, sentences=g) for g in groups]
+        [Call.of("part_answered", user_input=user_input, part=part, response=response) for part in parts]
+        + [Call.of("response_focus", user_input=user_input, sentences=g) for g in groups]
     )
     verdicts, marked = outputs[: len(parts)], outputs[len(parts) :]
     answered = [v.p for v in verdicts]

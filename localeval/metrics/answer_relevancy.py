@@ -20,9 +20,9 @@ def answer_relevancy(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS) -
     them instead of sampling the same question again. Cosines below 0 count as 0. The score is 0
     when every generated question is flagged noncommittal (an evasive answer).
     """
-    generated = (yield Call.of("questions", response=sample.response, count=str(options.strictness))).questions
+    generated = (yield Call.of("questions", response=sample.text("response"), count=str(options.strictness))).questions
     texts = [q.question for q in generated]
-    vectors = yield Embed((sample.user_input, *texts))
+    vectors = yield Embed((sample.text("user_input"), *texts))
     cosines = [unit_interval(float(np.dot(vectors[0], v))) for v in vectors[1:]]
     evidence = {
         "questions": [

@@ -20,7 +20,7 @@ def answer_similarity(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS) 
     A negative cosine counts as 0; a NaN from the encoder is NaN `encoder_nan`. With
     `similarity_threshold` the score becomes 1 at or above it, else 0.
     """
-    value = unit_interval(float((yield similarity(sample.response, sample.reference))[0]))
+    value = unit_interval(float((yield similarity(sample.text("response"), sample.text("reference")))[0]))
     if math.isnan(value):
         return Score.nan("encoder_nan")
     return Score(apply_threshold(value, options.similarity_threshold), evidence={"similarity": round(value, 4)})

@@ -26,7 +26,7 @@ def critique_metric(criterion: str) -> Metric:
                 criterion=definition,
                 user_input=sample.user_input or "",
                 retrieved_contexts=list(sample.retrieved_contexts or ()),
-                response=sample.response,
+                response=sample.text("response"),
             )
             for vote in range(1, options.strictness + 1)
         ]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from localeval.data.samples import Sample
 from localeval.metrics.options import MetricOptions
@@ -21,7 +21,9 @@ from localeval.reasons import is_nan_reason
 from localeval.steps import Call
 
 Request = Call | list[Call] | Embed | Similarity
-MetricProgram = Generator[Request, Any, "Score"]
+_T = TypeVar("_T")
+Program = Generator[Request, Any, _T]  # a part of a metric's program that returns a _T, run with `yield from`
+MetricProgram = Program["Score"]
 Compute = Callable[[Sample, MetricOptions], "MetricProgram | Score"]
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from localeval.data.samples import Sample
 from localeval.data.text import split_sentences
@@ -22,7 +23,7 @@ from localeval.grounding.coverage import (
     uncovered_numbers,
     units,
 )
-from localeval.metrics.base import MetricProgram, Score
+from localeval.metrics.base import MetricProgram, Program, Score
 from localeval.metrics.options import MetricOptions
 from localeval.steps import Call
 from localeval.steps.statements import Statements
@@ -50,7 +51,8 @@ def statement_calls(user_input: str | None, text: str | None) -> list[Call]:
     The text is split as the judge will see it, with judge-format imitations already removed: split first,
     a fake JSON verdict would reach the judge in pieces that no longer look like one.
     """
-    sentences = [s for s in split_sentences(strip_judge_format(text or "")) if s.replace(MARKER, "").strip()]
+    text = text or ""
+    sentences = [s for s in split_sentences(strip_judge_format(text)) if s.replace(MARKER, "").strip()]
     if user_input and user_input.strip() and len(sentences) == 1 and is_short_answer(sentences[0]):
         return [Call.of("answer_claim", user_input=user_input, text=sentences[0])]
     return [Call.of("statements", user_input=user_input or "", text=text, sentence=sentence) for sentence in sentences]
@@ -88,7 +90,7 @@ class Support:
     """P(supported) for one claim against one set of passages, and the evidence row that shows why."""
 
     p: float
-    row: dict
+    row: dict[str, Any]
 
 
 def _claims(calls: Sequence[Call], outputs: Sequence[Statements]) -> list[Claim]:
@@ -123,14 +125,14 @@ def _states(index: int, statement: str, sentence_units: Sequence[frozenset[str]]
     return scores[index] >= min(max(scores), OWN_SHARE)
 
 
-def claims_of(user_input: str | None, text: str | None) -> MetricProgram:
+def claims_of(user_input: str | None, text: str | None) -> Program[list[Claim]]:
     """The text's claims, one statements call per sentence."""
     calls = statement_calls(user_input, text)
     outputs = (yield calls) if calls else []
     return _claims(calls, outputs)
 
 
-def claims_of_both(sample: Sample) -> MetricProgram:
+def claims_of_both(sample: Sample) -> Program[tuple[list[Claim], list[Claim]]]:
     """(response claims, reference claims), asked for in one round."""
     response = statement_calls(sample.user_input, sample.response)
     reference = statement_calls(sample.user_input, sample.reference)
@@ -138,7 +140,7 @@ def claims_of_both(sample: Sample) -> MetricProgram:
     return _claims(response, outputs[: len(response)]), _claims(reference, outputs[len(response) :])
 
 
-def judged(checks: Sequence[tuple[Sequence[str], Claim]], options: MetricOptions) -> MetricProgram:
+def judged(checks: Sequence[tuple[Sequence[str], Claim]], options: MetricOptions) -> Program[list[Support]]:
     """Support for each (passages, claim) pair, asked for in one round: the judge's verdict combined with grounding.
 
     The judge reads every passage, or only the claim's evidence sentences (options.evidence_sentences).
@@ -160,7 +162,7 @@ def judged(checks: Sequence[tuple[Sequence[str], Claim]], options: MetricOptions
 
 
 def supported_share(
-    user_input: str | None, text: str, contexts: Sequence[str] | None, evidence_key: str, options: MetricOptions
+    user_input: str | None, text: str | None, contexts: Sequence[str] | None, evidence_key: str, options: MetricOptions
 ) -> MetricProgram:
     """Expected share of the text's statements that the contexts support: the mean of P(supported).
 

@@ -21,7 +21,7 @@ def context_entity_recall(sample: Sample, options: MetricOptions = DEFAULT_OPTIO
     if not contexts:
         return Score.nan("empty_contexts")
     text = "\n\n".join(contexts)
-    reference, found = yield [Call.of("entities", text=sample.reference), Call.of("entities", text=text)]
+    reference, found = yield [Call.of("entities", text=sample.text("reference")), Call.of("entities", text=text)]
     evidence = {"reference_entities": reference.entities, "context_entities": found.entities}
     value = entity_recall(reference.entities, found.entities, text)
     if math.isnan(value):

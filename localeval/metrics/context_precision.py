@@ -16,12 +16,13 @@ def _ranked_usefulness(sample: Sample, answer: str) -> MetricProgram:
     over expected counts: a doubtful verdict counts in part, and two contexts the judge is unsure about
     no longer tie with two it is sure of.
     """
-    contexts = sample.retrieved_contexts
+    contexts = sample.texts("retrieved_contexts")
+    user_input = sample.text("user_input")
     ranks = [i for i, c in enumerate(contexts) if c.strip()]
     if not ranks:
         return Score.nan("empty_contexts")
     verdicts = yield [
-        Call.of("context_usefulness", user_input=sample.user_input, answer=answer, context=contexts[i]) for i in ranks
+        Call.of("context_usefulness", user_input=user_input, answer=answer, context=contexts[i]) for i in ranks
     ]
     by_rank = dict(zip(ranks, verdicts))
     useful = [by_rank[i].p if i in by_rank else 0.0 for i in range(len(contexts))]
@@ -42,7 +43,7 @@ def _ranked_usefulness(sample: Sample, answer: str) -> MetricProgram:
 )
 def context_precision(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS) -> MetricProgram:
     """Average precision of the contexts' usefulness for arriving at the reference, over ranks."""
-    return (yield from _ranked_usefulness(sample, sample.reference))
+    return (yield from _ranked_usefulness(sample, sample.text("reference")))
 
 
 @metric(
@@ -53,4 +54,4 @@ def context_precision(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS) 
 )
 def context_utilization(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS) -> MetricProgram:
     """Average precision of the contexts' usefulness for the response, over ranks (reference-free)."""
-    return (yield from _ranked_usefulness(sample, sample.response))
+    return (yield from _ranked_usefulness(sample, sample.text("response")))

@@ -27,7 +27,7 @@ def context_relevancy(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS) 
     if not per_context:
         return Score.nan("empty_contexts")
     groups = [group for sentences in per_context for group in in_groups(sentences)]
-    marked = yield [Call.of("sentence_relevance", user_input=sample.user_input, sentences=g) for g in groups]
+    marked = yield [Call.of("sentence_relevance", user_input=sample.text("user_input"), sentences=g) for g in groups]
     pairs = [(s, v) for group, m in zip(groups, marked) for s, v in zip(group, m.verdicts)]
     extracted = [s for s, v in pairs if v]
     return Score(

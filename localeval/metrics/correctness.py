@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from localeval.data.samples import Sample
 from localeval.metrics.answer_similarity import similarity
-from localeval.metrics.base import MetricProgram, Score, metric
+from localeval.metrics.base import MetricProgram, Program, Score, metric
 from localeval.metrics.claims import CLAIM_STEPS, claims_of_both, judged
 from localeval.metrics.options import DEFAULT_OPTIONS, MetricOptions
 from localeval.metrics.scoring import (
@@ -37,19 +38,20 @@ class Classified:
     fp: float
     fn: float
     reference_claims: int
-    evidence: dict
+    evidence: dict[str, Any]
 
     def totals(self) -> dict[str, float]:
         return {"tp": round(self.tp, 6), "fp": round(self.fp, 6), "fn": round(self.fn, 6)}
 
 
-def classify(sample: Sample, options: MetricOptions) -> MetricProgram:
+def classify(sample: Sample, options: MetricOptions) -> Program[Classified | None]:
     """TP, FP and FN with the supports behind them; None when neither text states anything."""
+    response, reference = sample.text("response"), sample.text("reference")
     claims, reference_claims = yield from claims_of_both(sample)
     if not claims and not reference_claims:
         return None
     supports = yield from judged(
-        [([sample.reference], c) for c in claims] + [([sample.response], c) for c in reference_claims], options
+        [([reference], c) for c in claims] + [([response], c) for c in reference_claims], options
     )
     claim_supports, reference_supports = supports[: len(claims)], supports[len(claims) :]
     tp = sum(s.p for s in claim_supports)
@@ -68,7 +70,7 @@ def answer_correctness(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS)
     if counts is None:
         return Score.nan("no_statements")
     factuality = f_beta(counts.tp, counts.fp, counts.fn, options.beta)
-    similar = unit_interval(float((yield similarity(sample.response, sample.reference))[0]))
+    similar = unit_interval(float((yield similarity(sample.text("response"), sample.text("reference")))[0]))
     value = weighted_mean([factuality, similar], options.correctness_weights)
     evidence = {**counts.totals(), "factuality": factuality, "similarity": round(similar, 4), **counts.evidence}
     if math.isnan(value):

@@ -18,7 +18,7 @@ def grounding_coverage(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS)
     contexts = nonblank(sample.retrieved_contexts)
     if not contexts:
         return Score.nan("empty_contexts")
-    sentences = split_sentences(sample.response)
+    sentences = split_sentences(sample.text("response"))
     if not sentences:
         return Score.nan("no_statements")
     have = units("\n".join(contexts))

@@ -34,13 +34,13 @@ _CHARACTER_LANGUAGES = ("ja", "zh")
 @metric("exact_match", required=("response", "reference"))
 def exact_match(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS) -> Score:
     """1 when the response equals the reference after NFKC, case folding and whitespace collapsing, else 0."""
-    return Score(float(normalize(sample.response) == normalize(sample.reference)))
+    return Score(float(normalize(sample.text("response")) == normalize(sample.text("reference"))))
 
 
 @metric("string_presence", required=("response", "reference"))
 def string_presence(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS) -> Score:
     """1 when the normalised reference appears verbatim in the normalised response, else 0."""
-    return Score(float(normalize(sample.reference) in normalize(sample.response)))
+    return Score(float(normalize(sample.text("reference")) in normalize(sample.text("response"))))
 
 
 @metric("bleu", required=("response", "reference"))
@@ -49,8 +49,9 @@ def bleu(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS) -> Score:
 
     Scored on the raw text, case-sensitive as sacrebleu does; tokenizer "zh" for Chinese, "char" for Japanese.
     """
-    tokenizer = _BLEU_TOKENIZERS.get(detect_language(sample.reference + sample.response), "13a")
-    result = _bleu(tokenizer).sentence_score(sample.response, [sample.reference])
+    response, reference = sample.text("response"), sample.text("reference")
+    tokenizer = _BLEU_TOKENIZERS.get(detect_language(reference + response), "13a")
+    result = _bleu(tokenizer).sentence_score(response, [reference])
     return Score(_unit(result.score), evidence={"tokenizer": tokenizer})
 
 
@@ -60,7 +61,7 @@ def chrf(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS) -> Score:
 
     Scored on the raw text, as sacrebleu does; characters need no tokenizer, whatever the language.
     """
-    return Score(_unit(_chrf().sentence_score(sample.response, [sample.reference]).score))
+    return Score(_unit(_chrf().sentence_score(sample.text("response"), [sample.text("reference")]).score))
 
 
 @metric("rouge_l", required=("response", "reference"))
@@ -69,9 +70,10 @@ def rouge_l(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS) -> Score:
 
     Tokens are normalised words; for Japanese and Chinese, characters other than whitespace and punctuation.
     """
-    language = detect_language(sample.reference + sample.response)
-    candidate = _rouge_tokens(sample.response, language)
-    reference = _rouge_tokens(sample.reference, language)
+    response_text, reference_text = sample.text("response"), sample.text("reference")
+    language = detect_language(reference_text + response_text)
+    candidate = _rouge_tokens(response_text, language)
+    reference = _rouge_tokens(reference_text, language)
     lcs = lcs_length(candidate, reference)
     value = rouge_l_f1(lcs, len(candidate), len(reference))
     tokens = "characters" if language in _CHARACTER_LANGUAGES else "words"
@@ -84,7 +86,7 @@ def rouge_l(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS) -> Score:
 @metric("string_similarity", required=("response", "reference"))
 def string_similarity(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS) -> Score:
     """1 - normalised Levenshtein distance between the normalised response and reference."""
-    return Score(_similarity(normalize(sample.response), normalize(sample.reference)))
+    return Score(_similarity(normalize(sample.text("response")), normalize(sample.text("reference"))))
 
 
 @metric("context_precision_string", required=("retrieved_contexts", "reference_contexts"))
@@ -93,7 +95,7 @@ def context_precision_string(sample: Sample, options: MetricOptions = DEFAULT_OP
 
     A match is a similarity of at least CONTEXT_MATCH_THRESHOLD (0.5) on normalised text; blank contexts are ignored.
     """
-    return _context_matches(sample.retrieved_contexts, sample.reference_contexts, "empty_contexts")
+    return _context_matches(sample.texts("retrieved_contexts"), sample.texts("reference_contexts"), "empty_contexts")
 
 
 @metric("context_recall_string", required=("retrieved_contexts", "reference_contexts"))
@@ -102,7 +104,9 @@ def context_recall_string(sample: Sample, options: MetricOptions = DEFAULT_OPTIO
 
     A match is a similarity of at least CONTEXT_MATCH_THRESHOLD (0.5) on normalised text; blank contexts are ignored.
     """
-    return _context_matches(sample.reference_contexts, sample.retrieved_contexts, "empty_reference_contexts")
+    return _context_matches(
+        sample.texts("reference_contexts"), sample.texts("retrieved_contexts"), "empty_reference_contexts"
+    )
 
 
 @metric("context_precision_ids", required=("retrieved_context_ids", "reference_context_ids"))
@@ -111,7 +115,9 @@ def context_precision_ids(sample: Sample, options: MetricOptions = DEFAULT_OPTIO
 
     Ids are compared as stripped strings; blank ids are ignored.
     """
-    return _id_share(sample.retrieved_context_ids, sample.reference_context_ids, "empty_retrieved_context_ids")
+    return _id_share(
+        sample.texts("retrieved_context_ids"), sample.texts("reference_context_ids"), "empty_retrieved_context_ids"
+    )
 
 
 @metric("context_recall_ids", required=("retrieved_context_ids", "reference_context_ids"))
@@ -120,7 +126,9 @@ def context_recall_ids(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS)
 
     Ids are compared as stripped strings; blank ids are ignored.
     """
-    return _id_share(sample.reference_context_ids, sample.retrieved_context_ids, "empty_reference_context_ids")
+    return _id_share(
+        sample.texts("reference_context_ids"), sample.texts("retrieved_context_ids"), "empty_reference_context_ids"
+    )
 
 
 @lru_cache(maxsize=None)

@@ -28,7 +28,7 @@ def _noise(sample: Sample, options: MetricOptions, which: str) -> MetricProgram:
     # One round: each claim against the reference, then each context against every reference claim
     # (is the context relevant?) and against every response claim (does it carry the claim?).
     checks = (
-        [([sample.reference], c) for c in claims]
+        [([sample.text("reference")], c) for c in claims]
         + [([context], c) for context in contexts for c in reference_claims]
         + [([context], c) for context in contexts for c in claims]
     )

@@ -33,8 +33,8 @@ def rubric_score(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS) -> Me
     grade = yield Call.of(
         "rubric",
         rubric=rubric,
-        user_input=sample.user_input,
-        response=sample.response,
+        user_input=sample.text("user_input"),
+        response=sample.text("response"),
         reference=sample.reference or "",
     )
     return Score(float(grade.score), evidence={"rubric": source, "rubric_text": rubric, "reason": grade.reason})

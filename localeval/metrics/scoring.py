@@ -10,6 +10,7 @@ import re
 from collections.abc import Hashable, Iterable, Sequence
 
 import numpy as np
+import numpy.typing as npt
 
 from localeval.data.text import normalize
 
@@ -156,7 +157,9 @@ def conciseness(summary_length: int, text_length: int) -> float:
     return 1.0 - min(summary_length, text_length) / text_length
 
 
-def auroc(scores: Sequence[float], positives: Sequence[bool]) -> float:
+def auroc(
+    scores: Sequence[float] | npt.NDArray[np.float64], positives: Sequence[bool] | npt.NDArray[np.bool_]
+) -> float:
     """Probability that a random positive scores above a random negative (ties count half); NaN without both.
 
     The Mann-Whitney U statistic from average ranks, so a bootstrap can afford thousands of them.

@@ -43,7 +43,7 @@ def known_metrics(criteria: Iterable[str] = ()) -> dict[str, Metric]:
 def expand(names: Iterable[str], criteria: Iterable[str] = ()) -> list[str]:
     """Metric names with the aspect_critique group replaced by its criteria, without repeats."""
     criteria = list(dict.fromkeys([*BUILT_IN_CRITERIA, *criteria]))
-    expanded = []
+    expanded: list[str] = []
     for name in names:
         if name == CRITIQUE_GROUP:
             expanded.extend(f"{PREFIX}{c}" for c in criteria)

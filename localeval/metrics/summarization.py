@@ -25,10 +25,11 @@ def summarization_score(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS
     if not contexts:
         return Score.nan("empty_contexts")
     text = "\n\n".join(contexts)
+    summary = sample.text("response")
     prepared = yield Call.of("summary_questions", text=text)
-    answers = (yield Call.of("summary_answers", summary=sample.response, questions=prepared.questions)).answers
+    answers = (yield Call.of("summary_answers", summary=summary, questions=prepared.questions)).answers
     qa = fraction(sum(answers), len(answers))
-    concise = conciseness(len(sample.response), len(text))
+    concise = conciseness(len(summary), len(text))
     evidence = {
         "keyphrases": prepared.keyphrases,
         "questions": [{"question": q, "answered": a} for q, a in zip(prepared.questions, answers)],

@@ -260,7 +260,7 @@ def require_cross_encoder(path: Path) -> None:
         )
 
 
-def _json_object(path: Path) -> dict:
+def _json_object(path: Path) -> dict[str, Any]:
     """A model folder's JSON settings file, or {} when it has none."""
     if not path.is_file():
         return {}
@@ -306,6 +306,8 @@ class EncoderPool:
         if spec not in self._by_spec:
             self._by_spec[spec] = Encoders(load_embedder(spec, lang), self.cross_encoder)
         encoders = self._by_spec[spec]
+        if encoders.embedder is None:  # every Encoders above is built with the spec's embedder
+            raise RuntimeError(f"no embedder for {spec}")
         self._used[lang] = encoders.embedder.name
         return encoders
 

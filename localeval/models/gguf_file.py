@@ -221,6 +221,7 @@ def _parse_header(reader: _Reader, path: Path) -> GGUFInfo:
         raise _BadHeader(f"impossible counts ({tensor_count} tensors, {kv_count} metadata entries)")
     metadata = _read_metadata(reader, kv_count)
     tensor_ends = [_read_tensor_end(reader) for _ in range(tensor_count)]
+    known_ends = [end for end in tensor_ends if end is not None]
     alignment = metadata.get("general.alignment", _DEFAULT_ALIGNMENT)
     if not isinstance(alignment, int) or alignment <= 0 or alignment & (alignment - 1):
         raise _BadHeader(f"general.alignment is {alignment!r}, not a power of two")
@@ -237,7 +238,7 @@ def _parse_header(reader: _Reader, path: Path) -> GGUFInfo:
         model_name=text.get("general.name"),
         chat_template=text.get("tokenizer.chat_template"),
         context_length=context_length if type(context_length) is int else None,
-        expected_size=None if None in tensor_ends else data_start + max(tensor_ends, default=0),
+        expected_size=None if len(known_ends) < len(tensor_ends) else data_start + max(known_ends, default=0),
     )
 
 

@@ -81,19 +81,21 @@ def read_labelled(path: Path) -> list[LabelledRow]:
     return rows
 
 
-def labelled_row(data: dict, number: int = 0) -> LabelledRow:
+def labelled_row(data: dict[str, Any], number: int = 0) -> LabelledRow:
     """A row with its labels at the top level or under `label`; raises ValueError/KeyError/TypeError when malformed."""
-    label = data.get("label") if isinstance(data.get("label"), dict) else data
+    given = data.get("label")
+    label: dict[str, Any] = given if isinstance(given, dict) else data
     contexts = data["retrieved_contexts"]
     if not isinstance(contexts, list) or not all(isinstance(c, str) for c in contexts):
         raise ValueError("retrieved_contexts must be a list of strings")
     if not isinstance(data["response"], str):
         raise ValueError("response must be a string")
+    labels: list[tuple[str, bool]]
     if label.get("keyword_labels"):
         level, labels = "keyword", [(k["keyword"], bool(k["reasonable"])) for k in label["keyword_labels"]]
     elif label.get("sentence_labels"):
-        level, labels = "sentence", [(s["sentence"], _sentence_verdict(s)) for s in label["sentence_labels"]]
-        labels = [(sentence, verdict) for sentence, verdict in labels if verdict is not None]
+        verdicts = [(s["sentence"], _sentence_verdict(s)) for s in label["sentence_labels"]]
+        level, labels = "sentence", [(sentence, verdict) for sentence, verdict in verdicts if verdict is not None]
     elif isinstance(label.get("faithful"), bool):
         level, labels = "response", [("", label["faithful"])]
     else:
@@ -103,13 +105,13 @@ def labelled_row(data: dict, number: int = 0) -> LabelledRow:
     )
 
 
-def _sentence_verdict(label: dict) -> bool | None:
+def _sentence_verdict(label: dict[str, Any]) -> bool | None:
     if isinstance(label.get("faithful"), bool):
         return label["faithful"]
-    return _SUPPORTED_TYPES.get(label.get("type"))  # DISPUTED and uncertain sentences give no label
+    return _SUPPORTED_TYPES.get(label.get("type", ""))  # DISPUTED and uncertain sentences give no label
 
 
-def label_groups(row: LabelledRow, statements: Sequence[dict]) -> list[tuple[list[int], bool, str]]:
+def label_groups(row: LabelledRow, statements: Sequence[dict[str, Any]]) -> list[tuple[list[int], bool, str]]:
     """For each label, the statements it covers, its verdict and its text; labels that cover no statement are left
     out."""
     groups = []
@@ -126,7 +128,7 @@ def label_groups(row: LabelledRow, statements: Sequence[dict]) -> list[tuple[lis
     return groups
 
 
-def statement_features(statement: dict) -> dict[str, float]:
+def statement_features(statement: dict[str, Any]) -> dict[str, float]:
     """The calibration features of one row of faithfulness's evidence."""
     return Signals(
         statement["judge_p"],
@@ -234,7 +236,7 @@ class Fitted:
 
 def calibrate(
     rows: Sequence[LabelledRow],
-    per_row: Sequence[Sequence[dict]],
+    per_row: Sequence[Sequence[dict[str, Any]]],
     name: str,
     fitted_on: str,
     folds: int = 5,
@@ -313,7 +315,7 @@ def floor_of_label(row: LabelledRow, text: str) -> float:
 
 def _agreement(
     rows: Sequence[LabelledRow],
-    per_row: Sequence[Sequence[dict]],
+    per_row: Sequence[Sequence[dict[str, Any]]],
     groups: Sequence[Sequence[tuple[list[int], bool, str]]],
     scorers: dict[str, list[list[float]]],
     units: Sequence[str],

@@ -49,26 +49,30 @@ def sample_records(out_dir: Path, cut_short: Callable[[], None] | None = None) -
     if not path.is_file():
         raise ConfigError(f"{out_dir} is not a results folder: it has no {SAMPLES_FILE}.")
     with path.open(encoding="utf-8", errors="replace") as lines:
-        pending = None
+        pending: tuple[int, str] | None = None
         for number, line in enumerate(lines, start=1):
             if line.strip():
                 if pending is not None:
-                    yield _sample_record(path, *pending, cut_short=None)
+                    yield _sample_record(path, *pending)
                 pending = (number, line)
-        if pending is not None and (record := _sample_record(path, *pending, cut_short=cut_short)) is not None:
-            yield record
+    if pending is None:
+        return
+    number, line = pending
+    try:
+        yield _sample_record(path, number, line)
+    except ConfigError:
+        if cut_short is None or line.endswith("\n"):
+            raise
+        cut_short()
 
 
-def _sample_record(path: Path, number: int, line: str, cut_short: Callable[[], None] | None) -> dict[str, Any] | None:
+def _sample_record(path: Path, number: int, line: str) -> dict[str, Any]:
     try:
         record = json.loads(line)
         if not isinstance(record["scores"], dict) or record["id"] is None:
             raise TypeError("no scores object or no id")
         return record
     except (ValueError, TypeError, KeyError) as error:
-        if cut_short is not None and not line.endswith("\n"):
-            cut_short()
-            return None
         raise ConfigError(f"{path}, line {number}: not a sample record ({error}).") from None
 
 

@@ -34,6 +34,7 @@ from localeval.results.folder import (
     read_json,
     sample_records,
 )
+from localeval.results.manifest import RunManifest
 
 REPORT_FILE = "report.html"
 PAGE_SIZE = 200  # table rows the page renders at a time
@@ -74,7 +75,7 @@ class ResultsFolder:
     scores: dict[str, np.ndarray]  # per metric, each sample's score; NaN where it has none
     nan_reasons: dict[str, Counter[str]]
     summary: dict[str, Any] = field(default_factory=dict)  # empty when the run never got to write summary.json
-    manifest: dict[str, Any] = field(default_factory=dict)
+    manifest: RunManifest | None = None  # None when the run never got to write manifest.json
     cut_short: bool = False  # the last line of samples.jsonl was cut by a kill and left out
 
     @property
@@ -101,8 +102,9 @@ def read_results_folder(out_dir: Path) -> ResultsFolder:
     """The scores as columns, and the summary and manifest where present; a folder without samples.jsonl is
     refused."""
     summary = read_json(out_dir / SUMMARY_FILE, required=False)
-    manifest = read_json(out_dir / MANIFEST_FILE, required=False)
-    named = list(summary.get("metrics", {})) or manifest.get("metrics", [])
+    written = read_json(out_dir / MANIFEST_FILE, required=False)
+    manifest = RunManifest.from_json(written) if written else None
+    named = list(summary.get("metrics", {})) or (manifest.metrics if manifest else [])
     folder = ResultsFolder(out_dir, [], [], {}, {}, summary, manifest)
     columns: dict[str, array[float]] = {}
     for metric in named:
@@ -205,7 +207,10 @@ def write_page(folder: ResultsFolder, write: Callable[[str], Any]) -> None:
         {
             "metrics": folder.metrics,
             "page_size": PAGE_SIZE,
-            "manifest": {"judge_usage": folder.summary.get("judge"), **folder.manifest},
+            "manifest": {
+                "judge_usage": folder.summary.get("judge"),
+                **(folder.manifest.to_json() if folder.manifest else {}),
+            },
         }
     )
     write(head[:-1] + ',"samples":[')
@@ -216,13 +221,14 @@ def write_page(folder: ResultsFolder, write: Callable[[str], Any]) -> None:
 
 
 def _facts(folder: ResultsFolder) -> str:
-    judge, summary = folder.manifest.get("judge") or {}, folder.summary
+    manifest, summary = folder.manifest, folder.summary
     facts = [f"{folder.count} samples"]
-    if dataset := folder.manifest.get("dataset"):
-        facts.append(f"data {dataset.get('path')}")
-    if created := folder.manifest.get("created"):
-        facts.append(f"started {created}")
-    facts.append(f"judge {judge.get('name') or judge.get('path')}" if judge else "no judge")
+    if manifest and manifest.dataset:
+        facts.append(f"data {manifest.dataset.path}")
+    if manifest and manifest.created:
+        facts.append(f"started {manifest.created}")
+    judge = manifest.judge if manifest else None
+    facts.append(f"judge {judge.name or judge.path}" if judge else "no judge")
     if usage := summary.get("judge"):
         facts.append(f"{usage.get('calls', 0)} judge calls, {usage.get('seconds', 0):.1f} s")
     if summary.get("row_errors"):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import InitVar, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,12 +28,12 @@ from localeval.results.folder import (
     write_json,
 )
 from localeval.results.html_report import write_html_report
+from localeval.results.manifest import FORMAT_VERSION, RunManifest
 from localeval.results.sample_scores import SampleScores, Usage
 
 if TYPE_CHECKING:
     import pandas
 
-FORMAT_VERSION = 1
 SCORE_DIGITS = 6  # decimals kept in samples.jsonl
 
 
@@ -68,7 +68,7 @@ class Tally:
             if name not in self._sums:
                 continue
             if score.is_nan:
-                self._reasons[name][score.reason] += 1
+                self._reasons[name][score.reason or "nan"] += 1
             else:
                 self._sums[name] += round(round(score.value, SCORE_DIGITS) * 10**SCORE_DIGITS)
                 self._counts[name] += 1
@@ -90,26 +90,28 @@ class RunResult:
     metrics: list[str]
     samples: list[SampleScores]
     row_errors: list[RowError]
-    manifest: dict[str, Any]
+    manifest: RunManifest
     interrupted: bool = False
     row_warnings: list[RowError] = field(default_factory=list)  # bad values in fields that no metric read
-    tally: Tally | None = None  # None: tallied from `samples`
+    tally: InitVar[Tally | None] = None  # None: tallied from `samples`
     folder: Path | None = None  # the results folder, when the run wrote one that stays
     summaries: dict[str, MetricSummary] = field(init=False)
+    _tally: Tally = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        if self.tally is None:
-            self.tally = Tally(self.metrics)
+    def __post_init__(self, tally: Tally | None) -> None:
+        if tally is None:
+            tally = Tally(self.metrics)
             for result in self.samples:
-                self.tally.add(result)
-        self.summaries = {name: self.tally.summary(name) for name in self.metrics}
+                tally.add(result)
+        self._tally = tally
+        self.summaries = {name: tally.summary(name) for name in self.metrics}
 
     @property
     def sample_count(self) -> int:
-        return self.tally.samples
+        return self._tally.samples
 
     def usage(self) -> Usage:
-        return replace(self.tally.usage)
+        return replace(self._tally.usage)
 
     def summary_dict(self) -> dict[str, Any]:
         usage = self.usage()
@@ -187,8 +189,8 @@ class RunResult:
         save_manifest(out_dir, self.manifest)
 
 
-def save_manifest(out_dir: Path, manifest: dict[str, Any]) -> None:
-    write_json(out_dir / MANIFEST_FILE, {"format_version": FORMAT_VERSION, **manifest})
+def save_manifest(out_dir: Path, manifest: RunManifest) -> None:
+    write_json(out_dir / MANIFEST_FILE, manifest.to_json())
 
 
 def sample_record(result: SampleScores) -> dict[str, Any]:
@@ -236,7 +238,7 @@ def load_results(out_dir: str | Path) -> RunResult:
         metrics,
         samples,
         [RowError.parse(text) for text in summary.get("row_errors", [])],
-        {key: value for key, value in manifest.items() if key != "format_version"},
+        RunManifest.from_json(manifest),
         interrupted=bool(summary.get("interrupted")),
         row_warnings=[RowError.parse(text) for text in summary.get("row_warnings", [])],
         folder=out_dir,

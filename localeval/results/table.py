@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from localeval.reasons import counted
 from localeval.results.gating import GateResult
@@ -57,7 +58,7 @@ def summary_markdown(result: RunResult, gates: list[GateResult] | None = None) -
     return "\n".join(lines) + "\n"
 
 
-def align_columns(rows: list[tuple[str, ...]], rule: bool = False) -> list[str]:
+def align_columns(rows: Sequence[Sequence[str]], rule: bool = False) -> list[str]:
     """Plain-text columns, each as wide as its widest cell, two spaces apart; `rule`: dashes under the header."""
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]

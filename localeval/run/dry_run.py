@@ -12,7 +12,7 @@ statement) is counted as estimated.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import chain
 from pathlib import Path
@@ -199,7 +199,7 @@ class _StandInEmbedder:
     name: str = "none (dry run)"
     _rng: Any = field(default_factory=lambda: np.random.default_rng(0))
 
-    def embed(self, texts: list[str]) -> np.ndarray:
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
         vectors = self._rng.standard_normal((len(texts), 8)).astype(np.float32)
         return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
@@ -243,7 +243,8 @@ def dry_run_table(dry: DryRun) -> str:
         "the judge's KV cache from the call before; a call two metrics share counts under the first."
     )
     if dry.speeds:
+        known = dry.speeds.speeds
         lines.append(
-            f"Speeds: {speeds.prompt:.0f} prompt tok/s, {speeds.generated:.0f} generated tok/s: {dry.speeds.source}."
+            f"Speeds: {known.prompt:.0f} prompt tok/s, {known.generated:.0f} generated tok/s: {dry.speeds.source}."
         )
     return "\n".join(lines)

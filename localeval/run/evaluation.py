@@ -20,6 +20,7 @@ from localeval.models import ResolvedModel, resolve_judge
 from localeval.models.encoders import EncoderPool, require_cross_encoder
 from localeval.results.folder import SAMPLES_FILE
 from localeval.results.html_report import write_html_report
+from localeval.results.manifest import JudgeRecord, RunManifest
 from localeval.results.run_result import (
     RunResult,
     Tally,
@@ -41,7 +42,7 @@ from localeval.run.manifest import fingerprint_settings, run_manifest
 from localeval.run.options import CALL_CACHE_FILE, EvaluationOptions
 from localeval.run.planning import Prepared, prepare, rows_for
 from localeval.run.progress import ProgressListener, RunProgress
-from localeval.run.sample_log import FINGERPRINT_KEY, SampleLog, fingerprint
+from localeval.run.sample_log import SampleLog, fingerprint
 from localeval.run.step_executor import CallCache, StepExecutor
 
 log = logging.getLogger("localeval")
@@ -126,7 +127,7 @@ def run_evaluation(
 class Scoring(Protocol):
     """Where a run's batches are scored: `LocalScoring` in this process, or on a Ray cluster (ray_cluster.py)."""
 
-    judge_manifest: dict[str, Any] | None  # the loaded judge as the manifest records it; None without a judge
+    judge_manifest: JudgeRecord | None  # the loaded judge as the manifest records it; None without a judge
     calls_done: int  # judge calls already in the folder's call cache when the run started
     reports_calls: bool  # each judge call reaches the progress listener as it is served (else per sample)
 
@@ -197,16 +198,16 @@ def _run(
         options, dataset, metrics, prepared.prompts, prepared.steps, prepared.langs, scoring.judge_manifest
     )
     if prepared.calibrations is not None:
-        manifest["calibration"] = {lang: chosen.manifest() for lang, chosen in prepared.calibrations.languages.items()}
-    manifest["languages"] = dict(Counter(prepared.lang_of.values()))
-    manifest[FINGERPRINT_KEY] = fingerprint(fingerprint_settings(manifest, options, prepared.definitions))
+        manifest.calibration = {lang: chosen.manifest() for lang, chosen in prepared.calibrations.languages.items()}
+    manifest.languages = dict(Counter(prepared.lang_of.values()))
+    manifest.fingerprint = fingerprint(fingerprint_settings(manifest, options, prepared.definitions))
     tally = Tally([metric.name for metric in metrics])
     kept: list[SampleScores] | None = [] if keep_samples else None
     has_judge = scoring.judge_manifest is not None
     interrupted = _score_streaming(
         options, dataset, metrics, manifest, scoring, progress, prepared.lang_of, tally, kept
     )
-    manifest["encoders"] = scoring.encoders_manifest()
+    manifest.encoders = scoring.encoders_manifest()
     result = RunResult(
         [m.name for m in metrics], kept or [], dataset.row_errors, manifest, interrupted, dataset.row_warnings, tally
     )
@@ -218,7 +219,7 @@ def _score_streaming(
     options: EvaluationOptions,
     dataset: Dataset,
     metrics: list[Metric],
-    manifest: dict[str, Any],
+    manifest: RunManifest,
     scoring: Scoring,
     progress: ProgressListener | None,
     lang_of: dict[str, str],
@@ -235,7 +236,7 @@ def _score_streaming(
     has_judge = scoring.judge_manifest is not None
     sample_log = SampleLog(options.out)
     try:
-        reused = sample_log.reusable(manifest[FINGERPRINT_KEY], lang_of)
+        reused = sample_log.reusable(manifest.fingerprint or "", lang_of)
         save_manifest(options.out, manifest)
     except OSError as error:
         raise _unwritable(options.out, error, has_judge) from None
@@ -260,7 +261,8 @@ def _score_streaming(
 
     def call_served(step: str, done: int, total: int, usage: CallUsage) -> None:
         state.call_served(step, done, total, usage)
-        progress(state)
+        if progress:
+            progress(state)
 
     def to_score() -> Iterator[list[Sample]]:
         """Each batch's samples to score, once its reused ones are taken as they are."""

@@ -16,7 +16,7 @@ import sys
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from localeval.errors import ConfigError
 
@@ -90,7 +90,8 @@ class RunGuard:
     def __exit__(self, exc_type: type[BaseException] | None, *exc_info: object) -> None:
         faulthandler.disable()
         if self._faulthandler_was_on:
-            faulthandler.enable(file=sys.__stderr__)
+            # sys.__stderr__ is None only without a console, where faulthandler falls back to sys.stderr too
+            faulthandler.enable(file=sys.__stderr__ or sys.stderr)
         if self._crash_log is not None:
             self._crash_log.close()
             if (self.out / CRASH_LOG).stat().st_size == 0:
@@ -100,7 +101,8 @@ class RunGuard:
         except OSError:
             pass  # a full disk: the next run may not learn how this one ended, which is all it costs
         try:
-            self._lock.close()  # releases the lock
+            if self._lock is not None:  # set by __enter__; _write_state above has checked it
+                self._lock.close()  # releases the lock
         except OSError:
             pass  # closed all the same when its last flush fails
         if exc_type is not None and self._created:
@@ -134,7 +136,7 @@ def _remove_if_unused(out: Path) -> None:
         out.rmdir()
 
 
-def _read_state(lock: IO[str]) -> dict:
+def _read_state(lock: IO[str]) -> dict[str, Any]:
     lock.seek(0)
     try:
         state = json.loads(lock.read() or "{}")

@@ -4,9 +4,7 @@ the calibrations know it by."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from localeval.grounding.calibration import JudgeIdentity
@@ -16,6 +14,7 @@ from localeval.judge.protocol import JudgeConfig
 from localeval.judge.server import ServerJudge, connect
 from localeval.judge.speeds import key_for, measured, remember
 from localeval.models import ResolvedModel, file_sha256
+from localeval.results.manifest import JudgeRecord
 
 
 def remember_speeds(judge: LoadedJudge) -> None:
@@ -23,8 +22,8 @@ def remember_speeds(judge: LoadedJudge) -> None:
     timings = getattr(judge.judge, "timings", None)
     if timings is None or (speeds := measured(timings())) is None:
         return
-    config = judge.manifest["config"]
-    remember(key_for(judge.manifest["sha256"], config["n_gpu_layers"], config["n_threads"]), speeds)
+    config = judge.manifest.config
+    remember(key_for(judge.manifest.sha256, config["n_gpu_layers"], config["n_threads"]), speeds)
 
 
 @dataclass(frozen=True)
@@ -35,20 +34,11 @@ class LoadedJudge:
     config: JudgeConfig  # as loaded: the check may have turned weight repacking off
     # keys the call cache: the file's sha256, and the chat template's when one was given; a server's URL and model
     identity: str
-    manifest: dict[str, Any]
+    manifest: JudgeRecord
 
     def identity_of(self) -> JudgeIdentity:
         """What a calibration must have been fitted with to apply to this judge."""
-        return identity_in_manifest(self.manifest)
-
-
-def identity_in_manifest(manifest: Mapping[str, Any]) -> JudgeIdentity:
-    """A loaded judge's identity as its run's manifest records it."""
-    return JudgeIdentity(
-        manifest.get("name") or Path(manifest.get("path", "judge")).name,
-        manifest.get("sha256", ""),
-        manifest.get("chat_template_sha256", ""),
-    )
+        return self.manifest.identity
 
 
 def judge_identity(resolved: ResolvedModel, config: JudgeConfig) -> JudgeIdentity:
@@ -77,16 +67,16 @@ def load_judge(resolved: ResolvedModel, config: JudgeConfig, recheck: bool = Fal
     judge = GGUFJudge(resolved.path, config)
     # A template given with --chat-template changes every prompt, so it is part of the judge's identity.
     template = f":template:{judge.template_sha256}" if config.chat_template else ""
-    manifest = {
-        "path": str(resolved.path),
-        "name": entry.name if entry else None,
-        "sha256": sha256,
-        "size": info.size,
-        "architecture": info.architecture,
-        "chat_template": str(config.chat_template or "from GGUF metadata"),
-        "chat_template_sha256": judge.template_sha256,
-        "config": {**_settings(config), "chat_template": None, "n_threads": config.threads(), "n_ctx": judge.n_ctx},
-    }
+    manifest = JudgeRecord(
+        path=str(resolved.path),
+        name=entry.name if entry else None,
+        sha256=sha256,
+        size=info.size,
+        architecture=info.architecture,
+        chat_template=str(config.chat_template or "from GGUF metadata"),
+        chat_template_sha256=judge.template_sha256,
+        config={**_settings(config), "chat_template": None, "n_threads": config.threads(), "n_ctx": judge.n_ctx},
+    )
     return LoadedJudge(judge, config, sha256 + template, manifest)
 
 
@@ -99,5 +89,5 @@ def load_server_judge(url: str, config: JudgeConfig) -> LoadedJudge:
     """A judge on an OpenAI-compatible server, checked before any work (see server_judge.connect)."""
     judge = connect(url, config)
     settings = {key: getattr(config, key) for key in ("seed", "temperature", "vote_temperature", "timeout")}
-    manifest = {**judge.manifest(), "config": {**settings, "n_ctx": judge.n_ctx}}
+    manifest = JudgeRecord.from_json({**judge.manifest(), "config": {**settings, "n_ctx": judge.n_ctx}})
     return LoadedJudge(judge, config, judge.identity, manifest)

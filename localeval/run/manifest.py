@@ -1,5 +1,5 @@
-"""What a run records about itself in manifest.json, and the part of it that decides whether a sample's record
-can be reused (the fingerprint)."""
+"""Building a run's manifest, and the part of it that decides whether a sample's record can be reused (the
+fingerprint)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,14 @@ from typing import Any
 
 from localeval.data.dataset import Dataset, dataset_sha256
 from localeval.metrics import Metric
-from localeval.results.run_result import FORMAT_VERSION
+from localeval.results.manifest import (
+    FINGERPRINT_KEY,
+    FORMAT_VERSION,
+    DatasetRecord,
+    JudgeRecord,
+    PromptRecord,
+    RunManifest,
+)
 from localeval.run.options import EvaluationOptions
 from localeval.steps.criteria import Definitions
 from localeval.steps.prompts import PromptLibrary
@@ -19,18 +26,21 @@ _VERSIONED_PACKAGES = ("localeval", "llama-cpp-python", "sentence-transformers",
 
 
 def fingerprint_settings(
-    manifest: dict[str, Any], options: EvaluationOptions, definitions: dict[str, Definitions]
+    manifest: RunManifest, options: EvaluationOptions, definitions: dict[str, Definitions]
 ) -> dict[str, Any]:
     """What decides a sample's record: the manifest less what varies between identical runs, plus the inputs."""
+    recorded = manifest.to_json()
     settings = {
-        key: value for key, value in manifest.items() if key not in ("created", "dataset", "encoders", "prompts")
+        key: value
+        for key, value in recorded.items()
+        if key not in ("format_version", "created", "dataset", "encoders", "prompts", FINGERPRINT_KEY)
     }
-    settings["prompts"] = {name: prompt["sha256"] for name, prompt in manifest["prompts"].items()}
-    if judge := manifest["judge"]:
-        config = {key: value for key, value in judge.get("config", {}).items() if key != "n_threads"}
+    settings["prompts"] = {name: prompt.sha256 for name, prompt in manifest.prompts.items()}
+    if judge := manifest.judge:
+        config = {key: value for key, value in judge.config.items() if key != "n_threads"}
         settings["judge"] = {
-            "sha256": judge.get("sha256"),
-            "chat_template_sha256": judge.get("chat_template_sha256"),
+            "sha256": judge.sha256,
+            "chat_template_sha256": judge.chat_template_sha256,
             "config": config,
         }
     settings["dataset_sha256"] = dataset_sha256(options.data)
@@ -52,28 +62,22 @@ def run_manifest(
     prompts: PromptLibrary,
     steps: list[str],
     langs: list[str],
-    judge: dict[str, Any] | None,
-) -> dict[str, Any]:
+    judge: JudgeRecord | None,
+) -> RunManifest:
     used_prompts = {}
     for step in steps:
         for lang in langs:
             template = prompts.get(step, lang)
-            used_prompts[f"{lang}/{step}"] = {
-                "path": str(template.path),
-                "sha256": template.sha256,
-                "override": prompts.is_override(step, lang),
-            }
-    return {
-        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "dataset": {
-            "path": str(dataset.path),
-            "format": dataset.format,
-            "samples": len(dataset),
-            "row_errors": len(dataset.row_errors),
-            "row_warnings": len(dataset.row_warnings),
-        },
-        "metrics": [metric.name for metric in metrics],
-        "metric_options": {
+            used_prompts[f"{lang}/{step}"] = PromptRecord(
+                str(template.path), template.sha256, prompts.is_override(step, lang)
+            )
+    return RunManifest(
+        created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        dataset=DatasetRecord(
+            str(dataset.path), dataset.format, len(dataset), len(dataset.row_errors), len(dataset.row_warnings)
+        ),
+        metrics=[metric.name for metric in metrics],
+        metric_options={
             "strictness": options.metric_options.strictness,
             "beta": options.metric_options.beta,
             "correctness_weights": list(options.metric_options.correctness_weights),
@@ -81,11 +85,11 @@ def run_manifest(
             "correctness_threshold": options.metric_options.correctness_threshold,
             "evidence_sentences": options.metric_options.evidence_sentences,
         },
-        "lang": options.lang,
-        "judge": judge,
-        "prompts": used_prompts,
-        "versions": {"python": platform.python_version(), **{name: version_of(name) for name in _VERSIONED_PACKAGES}},
-    }
+        lang=options.lang,
+        judge=judge,
+        prompts=used_prompts,
+        versions={"python": platform.python_version(), **{name: version_of(name) for name in _VERSIONED_PACKAGES}},
+    )
 
 
 def version_of(package: str) -> str | None:

@@ -103,8 +103,9 @@ class ScoringActor:
             if job.needs_judge:
                 self.judge = load_judge_on_node(job.judge, job.judge_config, job.expected_sha256, job.recheck)
             self.encoders = EncoderPool(*job.encoders) if job.encoders else None
-            for lang in job.langs if self.encoders else ():
-                self.encoders(lang)
+            if self.encoders is not None:
+                for lang in job.langs:
+                    self.encoders(lang)
         except LocalevalError as error:
             self.error = str(error)
             return
@@ -125,7 +126,8 @@ class ScoringActor:
         if (executor := self.scorer.executor) is not None:
             calls = executor.cache.items()[self.calls_sent :]
             self.calls_sent += len(calls)
-            remember_speeds(self.judge)
+            if self.judge is not None:  # always, with an executor: it is built on the judge
+                remember_speeds(self.judge)
         return BatchDone(results, calls, self.encoders.manifest() if self.encoders else {})
 
 
@@ -255,7 +257,9 @@ def start_ray_scoring(
         log.warning(
             "Ray: %d actor%s, %d thread%s each.", count, "" if count == 1 else "s", threads, "" if threads == 1 else "s"
         )
-        actors = [actor_class.remote(job) for _ in range(count)]
+        # Any, as in RayScoring: ray types an actor method's `.remote` only for methods decorated with @ray.method,
+        # which would import ray with this module
+        actors: list[Any] = [actor_class.remote(job) for _ in range(count)]
         try:
             reports = ray.get([actor.ready.remote() for actor in actors], timeout=START_TIMEOUT_S)
         except ray.exceptions.GetTimeoutError:
@@ -277,7 +281,7 @@ def _require_ready(reports: list[dict[str, Any]]) -> None:
     if failed:
         lines = "\n".join(f"  on {node}: {error}" for node, error in failed.items())
         raise ConfigError(f"{len(failed)} Ray node{'s' if len(failed) > 1 else ''} cannot score:\n{lines}")
-    digests = {report["node"]: report["judge"]["sha256"] for report in reports if report["judge"]}
+    digests = {report["node"]: report["judge"].sha256 for report in reports if report["judge"]}
     if len(set(digests.values())) > 1:
         lines = "\n".join(f"  {node}: sha256 {digest}" for node, digest in digests.items())
         raise ConfigError(f"The Ray nodes have different judge files under the same name:\n{lines}")

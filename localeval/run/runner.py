@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
+from typing import Protocol
 
 from localeval.data.samples import Sample
 from localeval.judge.protocol import CallUsage
@@ -18,12 +19,18 @@ from localeval.metrics.base import Request
 from localeval.metrics.options import DEFAULT_OPTIONS, MetricOptions
 from localeval.models.encoders import Embed, Encoders, Similarity
 from localeval.results.sample_scores import SampleScores
-from localeval.run.step_executor import StepExecutor, StepOutcome
+from localeval.run.step_executor import StepOutcome
 from localeval.steps import Call
 
 # step name, calls done and calls in this round, and the call's usage (cached: it cost nothing)
 Progress = Callable[[str, int, int, CallUsage], None]
 EncodersFor = Callable[[str], Encoders]  # a language's embedder and cross-encoder
+
+
+class CallRunner(Protocol):
+    """What runs the judge calls: a StepExecutor, or the dry run's counting wrapper around one."""
+
+    def run(self, call: Call, lang: str) -> StepOutcome: ...
 
 
 @dataclass
@@ -40,7 +47,7 @@ class _Task:
 def run_metrics(
     samples: list[Sample],
     metrics: list[Metric],
-    executor: StepExecutor | None,
+    executor: CallRunner | None,
     lang_of: Callable[[Sample], str],
     progress: Progress | None = None,
     *,
@@ -86,7 +93,7 @@ _SHARED = CallUsage(cached=True)  # a call another metric of the same sample alr
 
 
 def _run_round(
-    tasks: list[_Task], results: list[SampleScores], executor: StepExecutor | None, progress: Progress | None
+    tasks: list[_Task], results: list[SampleScores], executor: CallRunner | None, progress: Progress | None
 ) -> Outcomes:
     outcomes: Outcomes = {}
     for step, requests in _group_by_step(tasks):
@@ -144,12 +151,14 @@ def _texts_to_embed(request: Embed | Similarity, encoders: Encoders) -> tuple[st
 
 def _resume(task: _Task, results: list[SampleScores], outcomes: Outcomes) -> bool:
     received = [outcomes[(task.index, call)] for call in task.waiting]
-    failures = [(call, outcome) for call, outcome in zip(task.waiting, received) if outcome.failure]
-    if failures:
-        call, failed = failures[0]
-        task.program.close()
-        results[task.index].scores[task.metric.name] = Score.nan(failed.failure, step=call.step, detail=failed.detail)
-        return False
+    for call, outcome in zip(task.waiting, received):
+        if outcome.failure:
+            if not isinstance(call, Call):
+                raise TypeError(f"a {type(call).__name__} request failed: only judge calls fail, encoders raise")
+            task.program.close()
+            score = Score.nan(outcome.failure, step=call.step, detail=outcome.detail)
+            results[task.index].scores[task.metric.name] = score
+            return False
     outputs = [outcome.output for outcome in received]
     return _advance(task, results, outputs if task.wants_list else outputs[0])
 
@@ -165,7 +174,7 @@ def _advance(task: _Task, results: list[SampleScores], value: object) -> bool:
         results[task.index].scores[task.metric.name] = _metric_error(error)
         return False
     task.wants_list = isinstance(request, list)
-    task.waiting = list(request) if task.wants_list else [_check(request)]
+    task.waiting = list(request) if isinstance(request, list) else [_check(request)]
     if not task.waiting:
         return _advance(task, results, [])
     return True

@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from localeval.results.folder import MANIFEST_FILE, SAMPLES_FILE
-
-FINGERPRINT_KEY = "run_fingerprint"
+from localeval.results.manifest import FINGERPRINT_KEY
 
 
 def fingerprint(settings: dict[str, Any]) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from localeval.steps import STEPS, Call, Step
 from localeval.steps.base import StepInput
 from localeval.steps.fitting import Cut, input_chars, shrink
 from localeval.steps.prompts import PromptLibrary, PromptTemplate
+from localeval.steps.relevance import SentenceVerdicts
 
 FIT_TRIES = 6  # prompts tokenized while cutting an input down; each costs a tokenization, not an evaluation
 MIN_KEPT_CHARS = 100  # below this, a cut input is no longer worth judging: context_overflow instead
@@ -149,7 +151,7 @@ class StepExecutor:
         self,
         step: Step,
         template: PromptTemplate,
-        inputs: dict[str, StepInput],
+        inputs: Mapping[str, StepInput],
         budget: int,
         seed: int,
         temperature: float,
@@ -269,14 +271,14 @@ def _validate(step: Step, generation: Generation, usage: CallUsage) -> StepOutco
 def _with_probabilities(output: BaseModel, generation: Generation) -> BaseModel:
     """The judge's own P(1) where it wrote its verdict, which it writes last: the last 0/1 (a reason before it
     may hold digits) or, for a yes/no answer, the last yes/no; for a list of marks, each mark's."""
-    fields = type(output).model_fields
-    if "probabilities" in fields:  # one mark per sentence, and the answer holds no other digit
+    if isinstance(output, SentenceVerdicts):  # one mark per sentence, and the answer holds no other digit
         marks = generation.choice_probabilities
         return (
             output.model_copy(update={"probabilities": [round(p, 6) for p in marks]})
             if len(marks) == len(output.verdicts)
             else output
         )
+    fields = type(output).model_fields
     if "probability" not in fields:
         return output
     choices = generation.yes_probabilities if "answer" in fields else generation.choice_probabilities

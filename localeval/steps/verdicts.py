@@ -1,6 +1,6 @@
 """Yes/no judgements: statement support (the verdict alone); context usefulness and critiques (a reason first)."""
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 from pydantic.json_schema import SkipJsonSchema
@@ -11,6 +11,10 @@ from localeval.steps.fitting import Fit
 
 class JudgeProbability:
     """P(verdict = 1): the judge's own probability where it is known, else the verdict itself."""
+
+    if TYPE_CHECKING:  # fields of the models that mix this in (pydantic must not see them here)
+        verdict: int
+        probability: float | None
 
     @property
     def p(self) -> float:
@@ -30,7 +34,7 @@ class Verdict(JudgeProbability, BaseModel):
 class SupportVerdict(JudgeProbability, BaseModel):
     # The verdict alone. Faithfulness reads only P(verdict = 1), and the grounding evidence shows why; the
     # reason a 1.5B judge wrote first took most of the call without making P agree better with people
-    # (README, "Speed on a CPU").
+    # (docs/install.md, "Speed on a CPU").
     verdict: Literal[0, 1]
     probability: SkipJsonSchema[float | None] = None  # as Verdict's
 

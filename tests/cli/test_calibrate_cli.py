@@ -1,3 +1,5 @@
+import pytest
+
 """`localeval calibrate` end to end with the real SmolLM2-135M and Qwen2.5-Coder-0.5B judges (on four rows, their
 figures mean nothing: the plumbing is tested)."""
 
@@ -62,6 +64,7 @@ def calibrate(tmp_path, *judges: str):
     return labelled, result
 
 
+@pytest.mark.slow
 def test_calibrate_measures_judges_side_by_side_and_writes_one_file_each(tmp_path):
     labelled, result = calibrate(tmp_path, "smollm2-135m", "qwen2.5-coder-0.5b")
     assert result.output.count("4 rows scored") == 2
@@ -80,6 +83,7 @@ def test_calibrate_measures_judges_side_by_side_and_writes_one_file_each(tmp_pat
         assert (tmp_path / "cal" / f"{name}-results" / "faithfulness" / "samples.jsonl").exists()
 
 
+@pytest.mark.slow
 def test_a_calibration_applies_to_its_judge_and_warns_on_another(tmp_path):
     labelled, _ = calibrate(tmp_path, "smollm2-135m")
     mine = tmp_path / "cal" / "smollm2-135m.json"

@@ -1,3 +1,5 @@
+import pytest
+
 """A run that dies (a crash in native code, or `kill -9`): the next run says so and resumes, repeating nothing."""
 
 import json
@@ -30,6 +32,7 @@ main(sys.argv[2:], prog_name="localeval")
 CALLS_BEFORE_CRASH = 4
 
 
+@pytest.mark.slow
 def test_a_crashed_run_resumes_and_the_rerun_points_to_doctor(tmp_path, smollm_path):
     out = tmp_path / "results"
     args = [
@@ -89,6 +92,7 @@ def cache_keys(path) -> list[str]:
     return keys
 
 
+@pytest.mark.slow
 def test_kill_9_mid_run_then_the_same_command_scores_each_sample_once_paying_no_call_twice(tmp_path, smollm_path):
     out = tmp_path / "results"
     command = [

@@ -1,4 +1,4 @@
-"""README: same input, model, prompts and seed give the same scores, in two fresh runs that share no cache."""
+"""Same input, model, prompts and seed give the same scores (docs/evaluating.md), in two fresh runs sharing no cache."""
 
 import json
 
@@ -58,7 +58,7 @@ def test_two_fresh_runs_give_the_same_scores_and_evidence(tmp_path):
 
 @pytest.mark.slow
 def test_runs_that_differ_only_in_threads_give_the_same_scores_and_evidence(tmp_path):
-    """Measured to change nothing with the default judge too (README)."""
+    """Measured to change nothing with the default judge too (docs/evaluating.md)."""
     one, two = scored_twice(
         tmp_path, ("eiffel", "amazon"), "faithfulness,context_precision", ("--threads", "1"), ("--threads", "2")
     )

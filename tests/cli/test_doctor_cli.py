@@ -21,6 +21,7 @@ def private_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("LOCALEVAL_CACHE_DIR", str(tmp_path / "cache"))
 
 
+@pytest.mark.slow
 def test_doctor_reports_the_build_models_embedders_and_a_generation(smollm_path):
     result = run("doctor", "--judge", "smollm2-135m", "--threads", "2")
     assert result.exit_code == 0, result.output

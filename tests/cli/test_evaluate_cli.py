@@ -26,6 +26,7 @@ def example_run(tmp_path_factory):
     return result, out
 
 
+@pytest.mark.slow
 def test_evaluate_writes_samples_summary_and_manifest(example_run):
     result, out = example_run
     assert result.exit_code == 0, result.output
@@ -119,6 +120,7 @@ def test_rerun_into_the_same_folder_reuses_judge_calls_and_scores(example_run, t
     assert scored(copy) == scored(out)
 
 
+@pytest.mark.slow
 def test_bad_rows_are_reported_and_good_rows_still_run(tmp_path):
     data = write_jsonl(
         tmp_path / "data.jsonl",
@@ -154,6 +156,7 @@ def test_bad_rows_are_reported_and_good_rows_still_run(tmp_path):
     assert [r["id"] for r in records] == ["good"]
 
 
+@pytest.mark.slow
 def test_missing_field_gives_nan_for_that_row_only(tmp_path):
     data = write_jsonl(
         tmp_path / "data.jsonl",
@@ -188,6 +191,7 @@ def test_missing_field_gives_nan_for_that_row_only(tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_a_context_longer_than_the_window_is_cut_to_fit_and_the_cut_recorded(tmp_path):
     data = write_jsonl(
         tmp_path / "data.jsonl",
@@ -269,6 +273,7 @@ def test_bad_input_gets_a_clear_error_and_exit_1(tmp_path, args, message):
     assert "Traceback" not in result.output
 
 
+@pytest.mark.slow
 def test_not_gguf_and_truncated_judges_get_their_own_messages(tmp_path, smollm_path):
     data = write_jsonl(tmp_path / "data.jsonl", [{"user_input": "Q?", "response": "A.", "retrieved_contexts": ["C."]}])
     not_gguf = tmp_path / "notes.gguf"

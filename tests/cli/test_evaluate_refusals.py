@@ -19,6 +19,7 @@ from localeval.cli import main
 from localeval.grounding.calibration import JudgeIdentity
 from localeval.judge.system import llama_build
 from localeval.models import ResolvedModel, resolve_embedder_dir
+from localeval.results.manifest import JudgeRecord
 from localeval.run import evaluation, judges
 
 GOOD_ROW = {
@@ -59,7 +60,7 @@ def judge_replying(monkeypatch: pytest.MonkeyPatch):
 
     def install(judge: FakeJudge) -> FakeJudge:
         def load(resolved, config, recheck=False):
-            return evaluation.LoadedJudge(judge, config, "fake-judge", {"name": "fake"})
+            return evaluation.LoadedJudge(judge, config, "fake-judge", JudgeRecord("fake", "", "", ""))
 
         monkeypatch.setattr(evaluation, "resolve_judge", lambda name: ResolvedModel(Path("fake.gguf"), None, None))
         monkeypatch.setattr(evaluation, "judge_identity", lambda resolved, config: FAKE_IDENTITY)
@@ -348,10 +349,11 @@ def test_results_that_cannot_be_saved_are_a_clear_error_and_the_judge_calls_are_
     )
 
 
-def test_readme_lists_exactly_the_exit_codes_that_evaluate_uses():
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    start = readme.index("- **Exit codes**")
-    section = readme[start : readme.index("\n\n", start)]
+def test_the_docs_list_exactly_the_exit_codes_that_evaluate_uses():
+    """docs/evaluating.md's section "Exit codes" names every code evaluate exits with, and no other."""
+    page = (Path(__file__).resolve().parents[2] / "docs" / "evaluating.md").read_text(encoding="utf-8")
+    start = page.index("\n## Exit codes\n")
+    section = page[start : page.index("\n## ", start + 1)]
     codes = {int(code) for code in re.findall(r"`(\d+)`", section)}
     # 1: an Error: line (LocalevalError); 2: click's usage errors
     assert codes == {

@@ -62,6 +62,7 @@ def exits(output: str) -> list[int]:
     return [int(line.removeprefix("exit=")) for line in output.splitlines() if line.startswith("exit=")]
 
 
+@pytest.mark.slow
 def test_a_full_disk_mid_run_is_a_clear_error_and_the_rerun_keeps_every_finished_sample(tmp_path):
     data, disk, copy = write_rows(tmp_path / "data.jsonl"), tmp_path / "disk", tmp_path / "after"
     disk.mkdir()
@@ -114,6 +115,7 @@ def test_a_full_disk_mid_run_is_a_clear_error_and_the_rerun_keeps_every_finished
     )
 
 
+@pytest.mark.slow
 def test_a_read_only_results_folder_is_refused_before_anything_runs_and_its_results_stay(tmp_path):
     data, disk = write_rows(tmp_path / "data.jsonl"), tmp_path / "disk"
     disk.mkdir()

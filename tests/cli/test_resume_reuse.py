@@ -7,6 +7,7 @@ from pathlib import Path
 from click.testing import CliRunner
 from conftest import write_jsonl
 
+from localeval.results.manifest import RunManifest
 from localeval.run.manifest import fingerprint_settings as _fingerprint_settings
 from localeval.run.options import EvaluationOptions
 from localeval.run.sample_log import fingerprint
@@ -74,7 +75,9 @@ def test_the_fingerprint_follows_the_judge_and_its_template_but_not_threads_or_t
             for key in parents:
                 target = target[key]
             target[leaf] = value
-        return fingerprint(_fingerprint_settings(changed, options, {"en": Definitions({"a": "x", "b": "y"})}))
+        return fingerprint(
+            _fingerprint_settings(RunManifest.from_json(changed), options, {"en": Definitions({"a": "x", "b": "y"})})
+        )
 
     same = of()
     assert of(created="2026-12-05T00:00:00+00:00") == same
@@ -85,7 +88,9 @@ def test_the_fingerprint_follows_the_judge_and_its_template_but_not_threads_or_t
     assert of(judge__sha256="j2") != same
     assert of(judge__config__n_ctx=4096) != same
     assert of(prompts__statements={"path": "/venv/a/statements.toml", "sha256": "p2"}) != same
-    reordered = fingerprint(_fingerprint_settings(manifest, options, {"en": Definitions({"b": "y", "a": "x"})}))
+    reordered = fingerprint(
+        _fingerprint_settings(RunManifest.from_json(manifest), options, {"en": Definitions({"b": "y", "a": "x"})})
+    )
     assert reordered == same
 
 

