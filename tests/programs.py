@@ -8,7 +8,10 @@ import pytest
 
 from localeval.metrics import MetricProgram, Score
 from localeval.steps import Call
-from localeval.steps.statements import Statements
+from localeval.steps.statements import StatedClaim, Statements
+
+# The second look's answer on a text that claims nothing ("I don't know"): the text stays without statements.
+NO_CLAIM = StatedClaim(statement="The answer does not say.", answer="no", probability=0.02)
 
 
 def finish(program: MetricProgram, value: object) -> Score:

@@ -1,4 +1,4 @@
-"""Judge outputs keep the sample's language: statements and generated questions come back in Japanese
+"""Judge outputs keep the sample's language: statements, second looks and generated questions come back in Japanese
 and Chinese for Japanese and Chinese samples (the real Qwen2.5-Coder-0.5B judge, native prompts)."""
 
 from __future__ import annotations
@@ -59,3 +59,19 @@ def test_generated_questions_come_back_in_the_samples_language(executor, lang):
     questions = [q.question for q in outcome.output.questions]
     assert len(questions) == 3
     assert all(in_language(q, lang) for q in questions), questions
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "lang, question, answer",
+    [
+        ("en", "Is the Nile longer than the Amazon?", "no"),
+        ("ja", "富士山は日本で一番高い山ですか？", "いいえ"),
+        ("zh", "北京是中国的首都吗？", "不是"),
+    ],
+)
+def test_the_second_look_at_a_bare_no_writes_a_statement_in_the_samples_language(executor, lang, question, answer):
+    outcome = executor.run(Call.of("stated_claim", user_input=question, text=answer), lang)
+    assert outcome.failure is None, outcome.detail
+    assert outcome.output.statement.strip() and outcome.output.probability is not None
+    assert lang == "en" or in_language(outcome.output.statement, lang), outcome.output

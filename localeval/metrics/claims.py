@@ -26,7 +26,7 @@ from localeval.grounding.coverage import (
 from localeval.metrics.base import MetricProgram, Program, Score
 from localeval.metrics.options import MetricOptions
 from localeval.steps import Call
-from localeval.steps.statements import Statements
+from localeval.steps.statements import StatedClaim, Statements
 from localeval.steps.verdicts import SupportVerdict
 
 # On JHARS, statements copied from another sentence had at most 0.33 of their units in the sentence they
@@ -34,7 +34,7 @@ from localeval.steps.verdicts import SupportVerdict
 OWN_SHARE = 0.4
 MIN_CLAIM_UNITS = 3  # a sentence of fewer words (or CJK bigrams) is not judged in place of its statements
 # The judge steps of every metric that judges a text's claims.
-CLAIM_STEPS = ("statements", "answer_claim", "statement_support")
+CLAIM_STEPS = ("statements", "answer_claim", "stated_claim", "statement_support")
 SHORT_ANSWER_UNITS = 4  # at most this many words (CJK bigrams) in a one-sentence text: a short answer
 SHORT_ANSWER_CHARS = 60
 _SENTENCE_ENDS = (".", "!", "?", "。", "！", "？", "．")
@@ -100,7 +100,7 @@ def _claims(calls: Sequence[Call], outputs: Sequence[Statements]) -> list[Claim]
     one it was given. Such a statement is dropped (see _states), and a sentence left with no
     statement of its own is judged as it stands, so no claim goes unchecked, unless it is too short
     to claim anything ("Hello!"). A sentence for which the judge wrote no statement at all makes no
-    claim ("Here is the answer.").
+    claim ("Here is the answer."), unless no sentence of the text makes one (_second_look).
     """
     sentences = [str(call.input_dict().get("sentence", call.input_dict()["text"])) for call in calls]
     sentence_units = [units(sentence) for sentence in sentences]
@@ -127,17 +127,46 @@ def _states(index: int, statement: str, sentence_units: Sequence[frozenset[str]]
 
 def claims_of(user_input: str | None, text: str | None) -> Program[list[Claim]]:
     """The text's claims, one statements call per sentence."""
-    calls = statement_calls(user_input, text)
-    outputs = (yield calls) if calls else []
-    return _claims(calls, outputs)
+    (claims,) = yield from _claims_of_texts(user_input, [text])
+    return claims
 
 
 def claims_of_both(sample: Sample) -> Program[tuple[list[Claim], list[Claim]]]:
-    """(response claims, reference claims), asked for in one round."""
-    response = statement_calls(sample.user_input, sample.response)
-    reference = statement_calls(sample.user_input, sample.reference)
-    outputs = (yield response + reference) if response or reference else []
-    return _claims(response, outputs[: len(response)]), _claims(reference, outputs[len(response) :])
+    """(response claims, reference claims), asked for together."""
+    response, reference = yield from _claims_of_texts(sample.user_input, [sample.response, sample.reference])
+    return response, reference
+
+
+def _claims_of_texts(user_input: str | None, texts: Sequence[str | None]) -> Program[list[list[Claim]]]:
+    """Each text's claims, in one round, and a second look (stated_claim) at each text in which none was found."""
+    calls = [statement_calls(user_input, text) for text in texts]
+    flat = [call for text_calls in calls for call in text_calls]
+    outputs: list[Statements] = (yield flat) if flat else []
+    claims, start = [], 0
+    for text_calls in calls:
+        claims.append(_claims(text_calls, outputs[start : start + len(text_calls)]))
+        start += len(text_calls)
+    second = {
+        index: call
+        for index, (text, text_calls) in enumerate(zip(texts, calls))
+        if text_calls and not claims[index] and (call := _second_look(user_input, text))
+    }
+    answers: list[StatedClaim] = (yield list(second.values())) if second else []
+    for (index, call), answer in zip(second.items(), answers):
+        text = str(call.input_dict()["text"])
+        claims[index] = [Claim(text, answer.statement.strip())] if answer.p >= 0.5 and answer.statement.strip() else []
+    return claims
+
+
+def _second_look(user_input: str | None, text: str | None) -> Call | None:
+    """stated_claim on a text in which no claim was found, where a question says what it would claim about.
+
+    A small judge writes no statement for "no", a negation or a false claim as it does for "I don't know":
+    a claim that goes unjudged is a NaN, or a faithfulness that counts only the text's other sentences.
+    """
+    if not (user_input and user_input.strip()):
+        return None
+    return Call.of("stated_claim", user_input=user_input, text=strip_judge_format(text or "").strip())
 
 
 def judged(checks: Sequence[tuple[Sequence[str], Claim]], options: MetricOptions) -> Program[list[Support]]:

@@ -29,6 +29,11 @@ def stand_in(step: str, inputs: Mapping[str, StepInput]) -> dict[str, Any]:
         return {"statements": statements(str(inputs["sentence"]))}
     if step == "answer_claim":  # the question turned around with the answer in it: about as long as the question
         return {"statements": [(str(inputs["user_input"]).rstrip("?？") + " " + str(inputs["text"]))[:300]]}
+    if step == "stated_claim":  # as answer_claim's, and a claim
+        return {
+            "statement": (str(inputs["user_input"]).rstrip("?？") + " " + str(inputs["text"]))[:300],
+            "answer": "yes",
+        }
     if step == "statement_support":
         return {"verdict": 1}
     if step in ("context_usefulness", "part_answered"):

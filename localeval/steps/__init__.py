@@ -6,7 +6,7 @@ from localeval.steps.entities import ENTITIES
 from localeval.steps.questions import QUESTIONS
 from localeval.steps.relevance import SENTENCE_RELEVANCE
 from localeval.steps.rubric import RUBRIC
-from localeval.steps.statements import ANSWER_CLAIM, STATEMENTS
+from localeval.steps.statements import ANSWER_CLAIM, STATED_CLAIM, STATEMENTS
 from localeval.steps.summary import SUMMARY_ANSWERS, SUMMARY_QUESTIONS
 from localeval.steps.verdicts import CONTEXT_USEFULNESS, CRITIQUE, STATEMENT_SUPPORT
 
@@ -27,6 +27,7 @@ STEPS: dict[str, Step] = {
         PART_ANSWERED,
         RESPONSE_FOCUS,
         ANSWER_CLAIM,
+        STATED_CLAIM,
     )
 }
 

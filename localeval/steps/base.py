@@ -33,7 +33,7 @@ class Aligned:
 
 @dataclass(frozen=True)
 class Restates:
-    """Each string of the answer's list `output_field` restates part of the input `input_name`.
+    """Each string of the answer's `output_field` (a string, or a list of them) restates part of the input `input_name`.
 
     The grammar caps each string at `factor` times the input's length plus `slack` characters (room
     for resolved names: "he" becomes "Albert Einstein"), and the token budget grows with the input,
@@ -75,7 +75,8 @@ class Step:
             count = self.aligned.count(inputs)
             schema["properties"][self.aligned.output_field].update(minItems=count, maxItems=count)
         if self.restates:
-            items = schema["properties"][self.restates.output_field]["items"]
+            field = schema["properties"][self.restates.output_field]
+            items = field.get("items", field)
             items["maxLength"] = min(items.get("maxLength", math.inf), self.restates.max_chars(inputs))
         return schema
 

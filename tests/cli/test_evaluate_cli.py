@@ -48,6 +48,7 @@ def test_evaluate_writes_samples_summary_and_manifest(example_run):
         for step in (
             "statements",
             "answer_claim",
+            "stated_claim",
             "statement_support",
             "questions",
             "question_parts",

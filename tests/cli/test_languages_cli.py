@@ -70,7 +70,9 @@ def test_each_language_gets_its_own_prompts_and_ja_zh_a_multilingual_embedder(mi
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["languages"] == {"en": 1, "ja": 1, "zh": 1}
     assert set(manifest["prompts"]) == {
-        f"{lang}/{step}" for lang in ("en", "ja", "zh") for step in ("statements", "answer_claim", "statement_support")
+        f"{lang}/{step}"
+        for lang in ("en", "ja", "zh")
+        for step in ("statements", "answer_claim", "stated_claim", "statement_support")
     }
     embedders = manifest["encoders"]["embedder_by_language"]
     assert "multilingual-e5-small" in embedders["ja"] and embedders["ja"] == embedders["zh"]

@@ -24,7 +24,7 @@ def test_metrics_lists_every_metric_with_fields_models_and_range():
     assert "* faithfulness  [0–1]" in result.output
     assert (
         "    fields: user_input, response, retrieved_contexts; models: judge; judge steps: statements, answer_claim, "
-        "statement_support" in result.output
+        "stated_claim, statement_support" in result.output
     )
     assert "  rubric_score  [1–5]" in result.output
     assert "  bleu  [0–1]" in result.output and "    fields: response, reference; models: none" in result.output

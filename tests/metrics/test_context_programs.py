@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from programs import brief, finish, per_sentence, view
+from programs import NO_CLAIM, brief, finish, per_sentence, view
 
 from localeval.data.samples import Sample
 from localeval.metrics import METRICS
@@ -48,7 +48,7 @@ def verdicts(*flags: int) -> list[Verdict]:
             context_recall,
             "context_recall",
             ("user_input", "retrieved_contexts", "reference"),
-            ("statements", "answer_claim", "statement_support"),
+            ("statements", "answer_claim", "stated_claim", "statement_support"),
         ),
         (context_relevancy, "context_relevancy", ("user_input", "retrieved_contexts"), ("sentence_relevance",)),
         (context_entity_recall, "context_entity_recall", ("reference", "retrieved_contexts"), ("entities",)),
@@ -159,7 +159,8 @@ def test_recall_checks_each_reference_statement_against_the_nonblank_contexts():
 def test_recall_without_statements_is_nan():
     program = context_recall.compute(sample(("Paris is in France.",)))
     next(program)
-    assert view(finish(program, per_sentence([" "], []))) == ("NaN", "no_statements", {})
+    assert [call.step for call in program.send(per_sentence([" "], []))] == ["stated_claim"]
+    assert view(finish(program, [NO_CLAIM])) == ("NaN", "no_statements", {})
 
 
 @pytest.mark.parametrize("contexts", [(), ("", "  ")])

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from programs import finish, per_sentence, support, view
+from programs import NO_CLAIM, finish, per_sentence, support, view
 
 from localeval.data.samples import Sample
 from localeval.metrics import METRICS, MetricProgram
@@ -72,7 +72,7 @@ def test_declarations():
         assert METRICS[metric.name] is metric
         assert (metric.required, metric.steps) == (
             ("user_input", "response", "reference"),
-            ("statements", "answer_claim", "statement_support"),
+            ("statements", "answer_claim", "stated_claim", "statement_support"),
         )
     assert answer_correctness.models == ("judge", "embedder")
     assert factual_correctness.models == ("judge",)
@@ -153,7 +153,8 @@ def test_factual_correctness(metric, options, expected):
 def test_no_statements_on_either_side(metric):
     program = started(metric)
     empty = per_sentence([], [" "]) + per_sentence([], [" "], [])  # 2 response sentences, 3 reference sentences
-    assert view(finish(program, empty)) == ("NaN", "no_statements", {})
+    assert [call.step for call in program.send(empty)] == ["stated_claim", "stated_claim"]
+    assert view(finish(program, [NO_CLAIM, NO_CLAIM])) == ("NaN", "no_statements", {})
 
 
 def test_response_without_statements():
@@ -174,14 +175,16 @@ def test_response_without_statements():
     }  # precision undefined
     for metric, result in expected.items():
         program = started(metric)
-        assert program.send(per_sentence([], []) + reference) == [support(RESPONSE, F1), support(RESPONSE, F2)]
+        assert [call.step for call in program.send(per_sentence([], []) + reference)] == ["stated_claim"]
+        assert program.send([NO_CLAIM]) == [support(RESPONSE, F1), support(RESPONSE, F2)]
         score = finish(program, verdicts)
         assert (view(score)[:2], brief(score.evidence)) == (result[:2], result[2])
 
 
 def test_reference_without_statements_leaves_recall_nan():
     program = started(factual_correctness_recall)
-    assert program.send(RESPONSE_STATEMENTS + per_sentence([], [], [])) == [
+    assert [call.step for call in program.send(RESPONSE_STATEMENTS + per_sentence([], [], []))] == ["stated_claim"]
+    assert program.send([NO_CLAIM]) == [
         support(REFERENCE, R1),
         support(REFERENCE, R2),
     ]

@@ -24,7 +24,7 @@ from localeval.steps.prompts import PromptLibrary
 from localeval.steps.questions import GeneratedQuestion, Questions
 from localeval.steps.relevance import SentenceVerdicts
 from localeval.steps.rubric import RubricGrade
-from localeval.steps.statements import Statements
+from localeval.steps.statements import StatedClaim, Statements
 from localeval.steps.summary import KeyphraseQuestions, SummaryAnswers
 from localeval.steps.verdicts import CritiqueAnswer, SupportVerdict, Verdict
 
@@ -40,6 +40,8 @@ ROW = {
     "reference_context_ids": ("d1",),
 }
 SHORT_ANSWERS = {**ROW, "response": "Paris", "reference": "Paris"}
+NO_STATEMENTS = "Not the capital of Spain."  # canned: the statements step finds no claim in it (stated_claim's turn)
+NEGATIONS = {**ROW, "response": NO_STATEMENTS, "reference": NO_STATEMENTS}
 
 
 class ReadLog(dict):
@@ -74,8 +76,11 @@ def canned(call: Call) -> object:
     """A valid output for any step, with as many items as the call asks for."""
     inputs = call.input_dict()
     outputs = {
-        "statements": lambda: Statements(statements=[inputs["sentence"]]),
+        "statements": lambda: Statements(
+            statements=[] if inputs["sentence"] == NO_STATEMENTS else [inputs["sentence"]]
+        ),
         "answer_claim": lambda: Statements(statements=[f"The capital of France is {inputs['text']}."]),
+        "stated_claim": lambda: StatedClaim(statement="Madrid is the capital of Spain.", answer="yes", probability=0.9),
         "statement_support": lambda: SupportVerdict(verdict=1, probability=0.9),
         "context_usefulness": lambda: Verdict(reason="Used.", verdict=1, probability=0.9),
         "critique": lambda: CritiqueAnswer(answer="yes", reason="Fine."),
@@ -127,8 +132,9 @@ def test_a_metric_reads_calls_and_asks_for_exactly_what_it_declares(metric):
     score, trace = run_to_score(metric)
     assert not score.is_nan, score
     assert metric.score_range[0] <= score.value <= metric.score_range[1]
-    short, trace = run_to_score(metric, SHORT_ANSWERS, trace)  # a step some texts need: answer_claim
-    assert not short.is_nan, short
+    for row in (SHORT_ANSWERS, NEGATIONS):  # steps some texts need: answer_claim, stated_claim
+        other, trace = run_to_score(metric, row, trace)
+        assert not other.is_nan, (row, other)
     assert trace.read == set(metric.required) | set(metric.optional)
     assert trace.steps == set(metric.steps)
     assert trace.models == set(metric.models)

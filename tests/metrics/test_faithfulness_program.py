@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from programs import brief, finish, per_sentence, view
+from programs import NO_CLAIM, brief, finish, per_sentence, view
 
 from localeval.data.samples import Sample
 from localeval.grounding.calibration import Calibration, Factor
@@ -14,7 +14,7 @@ from localeval.metrics.claims import is_short_answer
 from localeval.metrics.faithfulness import faithfulness
 from localeval.metrics.options import MetricOptions
 from localeval.steps import Call
-from localeval.steps.statements import Statements
+from localeval.steps.statements import StatedClaim, Statements
 from localeval.steps.verdicts import SupportVerdict
 
 CONTEXTS = ("Paris is the capital of France. It has 2.1 million inhabitants.",)
@@ -43,7 +43,7 @@ def test_declaration():
     ) == (
         "faithfulness",
         ("user_input", "response", "retrieved_contexts"),
-        ("statements", "answer_claim", "statement_support"),
+        ("statements", "answer_claim", "stated_claim", "statement_support"),
         ("judge",),
         (0.0, 1.0),
     )
@@ -68,7 +68,8 @@ def test_first_round_asks_for_the_statements_of_each_sentence():
 def test_no_statements(groups):
     program = faithfulness.compute(sample())
     next(program)
-    assert view(finish(program, per_sentence(*groups))) == ("NaN", "no_statements", {})
+    assert [call.step for call in program.send(per_sentence(*groups))] == ["stated_claim"]
+    assert view(finish(program, [NO_CLAIM])) == ("NaN", "no_statements", {})
 
 
 def test_three_statements_with_verdicts_1_0_1():
@@ -244,3 +245,34 @@ def test_a_short_answer_is_judged_as_the_claim_it_makes_about_the_question():
     assert calls == [Call.of("answer_claim", user_input=QUESTION, text="Arthur's Magazine")]
     calls = program.send([Statements(statements=["Arthur's Magazine started first."])])
     assert [call.input_dict()["statement"] for call in calls] == ["Arthur's Magazine started first."]
+
+
+def test_a_text_with_no_statements_gets_a_second_look_that_finds_its_claim():
+    program = faithfulness.compute(sample(response="No, it is not."), MetricOptions())
+    next(program)
+    calls = program.send(per_sentence([]))
+    assert calls == [Call.of("stated_claim", user_input=QUESTION, text="No, it is not.")]
+    calls = program.send([StatedClaim(statement="Paris is not the capital of Spain.", answer="yes", probability=0.8)])
+    assert [call.input_dict()["statement"] for call in calls] == ["Paris is not the capital of Spain."]
+    score = finish(program, [SupportVerdict(verdict=1, probability=0.9)])
+    assert brief(score) == (0.9, None, [("Paris is not the capital of Spain.", 1)])
+    assert score.evidence["statements"][0]["sentence"] == "No, it is not."
+
+
+@pytest.mark.parametrize(
+    "answer, probability",
+    [("no", 0.1), ("yes", 0.4), ("no", None)],  # the judge's P(yes) decides; the written answer where P is unknown
+)
+def test_a_text_the_second_look_finds_no_claim_in_has_no_statements(answer, probability):
+    program = faithfulness.compute(sample(response="I don't know."), MetricOptions())
+    next(program)
+    program.send(per_sentence([]))
+    found = StatedClaim(statement="The answer does not say.", answer=answer, probability=probability)
+    assert view(finish(program, [found])) == ("NaN", "no_statements", {})
+
+
+def test_without_a_question_there_is_no_second_look():
+    bare = Sample("q1", 1, user_input="", response="No, it is not.", retrieved_contexts=CONTEXTS)
+    program = faithfulness.compute(bare, MetricOptions())
+    next(program)
+    assert view(finish(program, per_sentence([]))) == ("NaN", "no_statements", {})

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from programs import finish, per_sentence, support, view
+from programs import NO_CLAIM, finish, per_sentence, support, view
 
 from localeval.data.samples import Sample
 from localeval.metrics import METRICS
@@ -38,7 +38,7 @@ def test_declarations():
     for metric in BOTH:
         assert METRICS[metric.name] is metric
         assert metric.required == ("user_input", "response", "reference", "retrieved_contexts")
-        assert metric.steps == ("statements", "answer_claim", "statement_support")
+        assert metric.steps == ("statements", "answer_claim", "stated_claim", "statement_support")
 
 
 def verdicts_with(*probabilities: float) -> list[SupportVerdict]:
@@ -114,5 +114,8 @@ def test_empty_contexts(metric, contexts):
 def test_no_response_statements(metric):
     program = metric.compute(sample(), MetricOptions())
     next(program)
-    score = finish(program, per_sentence([], [" "], []) + per_sentence([F1], [F2]))
+    assert [call.step for call in program.send(per_sentence([], [" "], []) + per_sentence([F1], [F2]))] == [
+        "stated_claim"
+    ]
+    score = finish(program, [NO_CLAIM])
     assert view(score) == ("NaN", "no_statements", {})
