@@ -5,6 +5,7 @@
     .venv/bin/python benchmarks/metaeval.py wikieval [--out DIR] [--floor-only] [--aspects faithfulness,...]
     .venv/bin/python benchmarks/metaeval.py wikiqa [--limit N] [--out DIR] [--floor-only] [--metrics answer_relevancy,...]
     .venv/bin/python benchmarks/metaeval.py wikiqa --sentences [--limit N] [--out DIR]
+    .venv/bin/python benchmarks/metaeval.py cards [--judge NAME] [--out DIR]
 
 --out keeps each run's results folder (and its judge-call cache) under DIR, so a stopped measurement
 resumes where it stopped and a finished one recomputes its figures without calling the judge again.
@@ -31,6 +32,10 @@ cross-validation on these rows (folds by question, so no question is scored by w
   sentence of the same article (b); the share of pairs with a > b (a tie counts half). With --sentences,
   each sentence as a one-sentence context for sentence_relevance (context_relevancy's step): the AUROC of
   the judge's mark, its P, the code signals, and their cross-validated combination.
+- cards: writes localeval/metrics/cards.json, each metric's agreement per language beside its floor on the
+  same rows, which decides the default suite. Faithfulness and grounding_coverage come from the judge's shipped
+  calibration file (per labelled set, cross-validated; `localeval calibrate`, see docs/validation.md); the
+  pairwise ones are measured here (WikiQA, WikiEval), resuming from --out.
 """
 
 from __future__ import annotations
@@ -47,15 +52,18 @@ import numpy as np
 
 from localeval.data.dataset import read_dataset
 from localeval.data.text import normalize, split_sentences
+from localeval.grounding.calibration import SHIPPED
 from localeval.grounding.coverage import coverage, lowest_coverage, units
 from localeval.judge.gguf import GGUFJudge
 from localeval.judge.protocol import JudgeConfig
 from localeval.metrics import METRICS
+from localeval.metrics.cards import Card, Figure, markdown_table, write_cards
 from localeval.metrics.options import MetricOptions
 from localeval.metrics.scoring import auroc
 from localeval.models import load_registry, resolve_judge
 from localeval.models.encoders import load_embedder
 from localeval.results.agreement import calibrate, labelled_row
+from localeval.results.bootstrap import mean_interval
 from localeval.run.evaluation import run_evaluation
 from localeval.run.options import EvaluationOptions
 from localeval.run.progress import RunProgress
@@ -426,6 +434,127 @@ def _print_pairs(aspect: str, name: str, rows: list[dict], results: list[dict], 
     )
 
 
+# The human-labelled dev set that each language's faithfulness card is measured on (the flat contradictions
+# that the calibrations are also fitted on are built by code, not labelled by people).
+FAITHFULNESS_SETS = {
+    "halueval_qa_dev.jsonl": ("en", "HaluEval QA dev split: answers, right or hallucinated, against the knowledge"),
+    "jhars_dev.jsonl": ("ja", "JHARS dev split: answers to questions about one passage each"),
+    "uhgeval_dev.jsonl": ("zh", "UHGEval concise dev split: news continuations, keywords labelled"),
+}
+CALIBRATE_COMMAND = "localeval calibrate (the dev sets of docs/validation.md), then benchmarks/metaeval.py cards"
+
+
+def cards(judge: str | None, out: Path | None) -> None:
+    """Every card this benchmark can measure, written to the package's cards file."""
+    name = judge or load_registry().default_judge
+    found = [*faithfulness_cards(name), *pairwise_cards(judge, name, out)]
+    write_cards(found)
+    print(markdown_table())
+
+
+def faithfulness_cards(judge: str) -> list[Card]:
+    """faithfulness (the shipped form's cross-validated AUROC) and grounding_coverage (the floor itself), per
+    language, from the per-set figures that `localeval calibrate` recorded in the judge's calibration file."""
+    path = SHIPPED / f"{judge}.json"
+    languages = json.loads(path.read_text(encoding="utf-8"))["languages"]
+    found = []
+    for source, (lang, data) in FAITHFULNESS_SETS.items():
+        entry = languages.get(lang, {})
+        agreement = entry.get("agreement", {}).get("by_source", {}).get(source)
+        if agreement is None:
+            print(f"{path.name} has no figures for {source}: run `localeval calibrate` on it first")
+            continue
+        by_response = agreement["level"] == "sentence" or agreement["level"] == "response"
+        figures = agreement["auroc_by_response" if by_response else "auroc_by_label"]
+        rows = agreement["responses" if by_response else "labels"]
+        what = f"{data}; {rows} {'answers' if by_response else 'keywords'}"
+        measure = "AUROC" if by_response else "keyword AUROC"
+        floor = _figure(figures["floor"])
+        units = "word" if lang == "en" else "character-bigram"
+        floor_name = (
+            f"the least covered sentence's {units} coverage" if by_response else f"the keyword's {units} coverage"
+        )
+        found.append(
+            Card(
+                "faithfulness",
+                lang,
+                measure,
+                _figure(figures[entry["form"]]),
+                floor,
+                floor_name,
+                rows,
+                what,
+                judge,
+                CALIBRATE_COMMAND,
+            )
+        )
+        if by_response:  # grounding_coverage scores a response; a keyword's floor is not its score
+            found.append(
+                Card("grounding_coverage", lang, measure, floor, None, "", rows, what, None, CALIBRATE_COMMAND)
+            )
+    return found
+
+
+def pairwise_cards(judge: str | None, name: str, out: Path | None) -> list[Card]:
+    """The metrics measured on pairs (the preferred side should score higher), with the floor on the same pairs."""
+    command = "benchmarks/metaeval.py cards --out DIR"
+    found = []
+    wikiqa_rows = _read("ragas_wikiqa_dev.jsonl")
+    wikiqa_pairs = [dict(r, id=f"{r['id']}:{side}", **_side(r, side)) for r in wikiqa_rows for side in "ab"]
+    floor = _pairs_won([WIKIEVAL_FLOORS["answer_relevancy"](pair) for pair in wikiqa_pairs])
+    for metric in WIKIQA_METRICS:
+        won = _pairs_won([r["score"] for r in score_rows(wikiqa_pairs, judge, out, "wikiqa", metric)])
+        data = f"WikiQA dev ({len(wikiqa_rows)} pairs): the sentence that answers the question against another of its article"
+        found.append(
+            Card(
+                metric,
+                "en",
+                "pairs won",
+                won,
+                floor,
+                "question words in the response",
+                len(wikiqa_rows),
+                data,
+                name,
+                command,
+            )
+        )
+    wikieval_rows = [r for r in _read("wikieval_dev.jsonl") if r["label"]["aspect"] == "context_relevance"]
+    wikieval_pairs = [dict(r, id=f"{r['id']}:{side}", **_side(r, side)) for r in wikieval_rows for side in "ab"]
+    floor = _pairs_won([WIKIEVAL_FLOORS["context_relevance"](pair) for pair in wikieval_pairs])
+    for metric in WIKIEVAL_METRICS["context_relevance"]:
+        scores = score_rows(wikieval_pairs, judge, out, "wikieval-context_relevance", metric)
+        data = f"WikiEval dev ({len(wikieval_rows)} pairs): a focused context against a padded one"
+        found.append(
+            Card(
+                metric,
+                "en",
+                "pairs won",
+                _pairs_won([r["score"] for r in scores]),
+                floor,
+                "density of question words in the contexts",
+                len(wikieval_rows),
+                data,
+                name,
+                command,
+            )
+        )
+    return found
+
+
+def _pairs_won(scores: list[float]) -> Figure:
+    """The share of pairs whose preferred side (a, first) scores higher to 3 decimals, a tie counting half."""
+    won = np.array(
+        [1.0 if a > b else 0.5 if a == b else 0.0 for a, b in zip(np.round(scores[::2], 3), np.round(scores[1::2], 3))]
+    )
+    low, high = mean_interval(won)
+    return Figure(float(won.mean()), low, high)
+
+
+def _figure(data: dict) -> Figure:
+    return Figure(data["auroc"], data["low"], data["high"])
+
+
 def _density(question: str, contexts: list[str]) -> float:
     """Share of the contexts' units that are question units: padding dilutes it."""
     have = units("\n".join(contexts))
@@ -445,7 +574,7 @@ def _read(name: str) -> list[dict]:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("dataset", choices=["jhars", "uhgeval", "wikieval", "wikiqa"])
+    parser.add_argument("dataset", choices=["jhars", "uhgeval", "wikieval", "wikiqa", "cards"])
     limits = parser.add_mutually_exclusive_group()
     limits.add_argument("--limit", type=int)
     limits.add_argument("--first", type=int, help="jhars: the first N rows in file order")
@@ -469,7 +598,9 @@ def main() -> None:
         help=f"wikiqa: which metrics (default: {','.join(WIKIQA_METRICS)})",
     )
     args = parser.parse_args()
-    if args.dataset == "jhars":
+    if args.dataset == "cards":
+        cards(args.judge, args.out)
+    elif args.dataset == "jhars":
         jhars(args.limit, args.judge, args.out, args.floor_only, args.evidence_sentences, args.first)
     elif args.dataset == "uhgeval":
         uhgeval(args.limit, args.judge, args.out, args.floor_only, args.evidence_sentences)

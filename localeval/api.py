@@ -138,7 +138,8 @@ def evaluate(
 
     `data`: a JSONL, JSON, CSV or Parquet file, a `datasets` folder, a list of dicts, or a pandas DataFrame,
     with the dataset fields (user_input, response, retrieved_contexts, reference, ...; `field_map` renames others).
-    `metrics`: names, or a comma-separated string; None is the default suite the data has fields for.
+    `metrics`: names, or a comma-separated string; None is the default suite: the metrics validated in the data's
+    languages that it has fields for.
     `judge`: a `Judge` to reuse, or a path or registry name loaded for this call only; `judge_options`
     (n_ctx, threads, gpu_layers, seed, temperature, chat_template, timeout, draft_tokens, api_key_env) apply to the
     latter.
@@ -171,8 +172,7 @@ def evaluate(
         )
         planned = plan(options)
         for name, why in planned.skipped.items():
-            if not why.startswith("not in the default suite"):
-                log.warning("Skipped %s: %s", name, why)
+            log.warning("Skipped %s: %s", name, why)
         for error in planned.dataset.row_errors:
             log.warning("Row skipped: %s", error)
         result = run(planned, progress, keep_samples, judge if isinstance(judge, Judge) else None, embedders)
@@ -187,14 +187,15 @@ class Plan:
     options: EvaluationOptions
     dataset: Dataset
     metrics: list[Metric]
-    skipped: dict[str, str]  # a metric not run, and why
+    skipped: dict[str, str]  # a validated metric the data cannot feed, and why
+    unvalidated: dict[str, str]  # a metric left out of the default suite, and its cards
 
 
 def plan(options: EvaluationOptions) -> Plan:
     """Check the dataset and choose the metrics, as every run starts (the CLI shows the plan before running it)."""
     dataset = load_dataset(options)
     choice = choose_for_dataset(options, dataset)
-    return Plan(options, rows_for(dataset, choice.chosen), choice.chosen, choice.skipped)
+    return Plan(options, rows_for(dataset, choice.chosen), choice.chosen, choice.skipped, choice.unvalidated)
 
 
 def run(

@@ -25,8 +25,8 @@ JUDGE_FAILURES = (
     "judge_timeout",
     "judge_error",
 )
-# The embedder, a bug in a metric, or Ctrl-C.
-RUN_REASONS = ("encoder_nan", "metric_error", "interrupted")
+# The embedder, a bug in a metric, Ctrl-C, or a default-suite metric in a language where it is not validated.
+RUN_REASONS = ("encoder_nan", "metric_error", "interrupted", "not_validated")
 NAN_REASONS = DATA_REASONS + JUDGE_FAILURES + RUN_REASONS
 
 

@@ -151,3 +151,13 @@ def test_every_shipped_file_names_its_judge_and_keeps_the_signs():
             for factor in calibration.factors:
                 for name, weight in factor.weights.items():
                     assert weight <= 0 if name == "uncovered_number" else weight >= 0, (file.path, name)
+
+
+@pytest.mark.parametrize("path", sorted(SHIPPED.glob("*.json")), ids=lambda path: path.name)
+def test_a_shipped_calibration_is_strict_json(path):
+    """No NaN or Infinity, which Python writes by default and other JSON readers refuse."""
+
+    def refuse(constant: str) -> None:
+        raise AssertionError(f"{path.name} holds {constant}")
+
+    json.loads(path.read_text(encoding="utf-8"), parse_constant=refuse)

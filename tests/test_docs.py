@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from localeval.metrics.cards import markdown_table
+
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 DOCS = ROOT / "docs"
@@ -134,3 +136,10 @@ def test_the_readme_first_command_sets_up_and_evaluates_the_example():
     assert "scripts/setup.sh && .venv/bin/localeval evaluate examples/rag_sample.jsonl --out results" in (
         readme_commands()
     )
+
+
+def test_the_metric_cards_in_the_docs_are_the_shipped_cards():
+    text = (ROOT / "docs" / "validation.md").read_text(encoding="utf-8")
+    start = text.index("<!-- cards table:")
+    table = text[text.index("\n", start) + 1 : text.index("<!-- end of cards table -->")].strip()
+    assert table == markdown_table(), "docs/validation.md: paste `benchmarks/metaeval.py cards`'s table"

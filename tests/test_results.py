@@ -6,6 +6,7 @@ import json
 import math
 
 import pytest
+from conftest import card
 
 from localeval.data.dataset import RowError
 from localeval.data.samples import Sample
@@ -289,15 +290,17 @@ def test_save_overwrites_a_previous_save(tmp_path):
 # --- the terminal table ------------------------------------------------------------------------
 
 
-def test_summary_table():
+def test_summary_table(shelf):
+    shelf(card("faithfulness", "en"))
     assert (
         summary_table(result(interrupted=True))
         == """\
-metric         mean   scored  NaN  NaN reasons
--------------  -----  ------  ---  -----------------------------------------------------
-faithfulness   0.667  1       2    judge_timeout ×1, missing_field:retrieved_contexts ×1
-answer_length  0.750  2       1    judge_timeout ×1
-unused         —      0       0
+metric         mean   scored  NaN  validated         NaN reasons
+-------------  -----  ------  ---  ----------------  -----------------------------------------------------
+faithfulness   0.667  1       2    yes               judge_timeout ×1, missing_field:retrieved_contexts ×1
+answer_length  0.750  2       1    no: not measured  judge_timeout ×1
+unused         —      0       0    no: not measured
+validated: the metric's agreement with people beats its model-free floor in the samples' languages (`localeval metrics`); read the others with care.
 
 3 samples; judge: 4 calls (1 reused), 680 tokens (227/sample), 3.0 s (1.00 s/sample)
 2 rows skipped for bad values (all listed in summary.json: row_errors)
@@ -305,14 +308,24 @@ Interrupted: scores not yet computed are NaN with reason 'interrupted'."""
     )
 
 
-def test_summary_table_without_row_errors_or_interruption():
+def test_summary_table_marks_by_language_and_names_the_judge_the_cards_were_measured_with(shelf):
+    shelf(card("faithfulness", "en", judge="qwen2.5-coder-1.5b"))
+    samples = [SampleScores(Sample("1", 1), "en", {"faithfulness": Score(1.0)})]
+    manifest = RunManifest.from_json({"languages": {"en": 1, "ja": 1}, "judge": {"name": "big-judge"}})
+    lines = summary_table(RunResult(["faithfulness"], samples, [], manifest)).splitlines()
+    assert lines[2].split(None, 4)[4] == "en yes; ja no: not measured"
+    assert lines[4] == "The cards were measured with qwen2.5-coder-1.5b, not with this run's judge."
+
+
+def test_summary_table_without_row_errors_or_interruption(shelf):
+    shelf(card("faithfulness", "en"))
     samples = [SampleScores(Sample("1", 1), "en", {"faithfulness": Score(1.0)}, Usage(2, 0, 300, 20, 1.25))]
     assert (
         summary_table(RunResult(["faithfulness"], samples, [], RunManifest.from_json({})))
         == """\
-metric        mean   scored  NaN  NaN reasons
-------------  -----  ------  ---  -----------
-faithfulness  1.000  1       0
+metric        mean   scored  NaN  validated  NaN reasons
+------------  -----  ------  ---  ---------  -----------
+faithfulness  1.000  1       0    yes
 
 1 sample; judge: 2 calls (0 reused), 320 tokens (320/sample), 1.2 s (1.25 s/sample)"""
     )
@@ -322,8 +335,8 @@ def test_summary_table_of_an_empty_run():
     assert (
         summary_table(RunResult([], [], [], RunManifest.from_json({})))
         == """\
-metric  mean  scored  NaN  NaN reasons
-------  ----  ------  ---  -----------
+metric  mean  scored  NaN  validated  NaN reasons
+------  ----  ------  ---  ---------  -----------
 
 0 samples; judge: 0 calls (0 reused), 0 tokens (0/sample), 0.0 s (0.00 s/sample)"""
     )

@@ -52,8 +52,8 @@ _SHOWN_PROBLEMS = 10
 @click.option(
     "--metrics",
     "metric_list",
-    help="Comma-separated metric names; 'aspect_critique' means every criterion (default: the required "
-    "suite, where the data has the fields). `localeval metrics` lists them.",
+    help="Comma-separated metric names; 'aspect_critique' means every criterion (default: the metrics validated "
+    "in the data's languages, where the data has the fields). `localeval metrics` lists them with their cards.",
 )
 @click.option("--judge", help=f"{JUDGE_HELP}; default: the registry's default judge.")
 @judge_api_key_env_option
@@ -258,7 +258,7 @@ def evaluate(
     check_gated_metrics(bounds, [metric.name for metric in planned.metrics])
     samples = f"{len(planned.dataset)} sample{'' if len(planned.dataset) == 1 else 's'}"
     click.echo(f"{samples} from {data}; metrics: {', '.join(m.name for m in planned.metrics)}", err=True)
-    _explain_skipped(planned.skipped)
+    _explain_skipped(planned.skipped, planned.unvalidated)
     _show_row_problems(planned.dataset.row_errors, planned.dataset.row_warnings)
     if dry_run:
         click.echo(dry_run_table(estimate_run(options, planned.dataset, planned.metrics)))
@@ -289,14 +289,16 @@ def _write_summary_md(path: Path, text: str) -> None:
         ) from None
 
 
-def _explain_skipped(skipped: dict[str, str]) -> None:
-    """Metrics the data cannot feed, one per line; the optional ones on a single line."""
-    optional = [name for name, why in skipped.items() if why.startswith("not in the default suite")]
+def _explain_skipped(skipped: dict[str, str], unvalidated: dict[str, str]) -> None:
+    """Validated metrics the data cannot feed, one per line; the unvalidated ones on a single line."""
     for name, why in skipped.items():
-        if name not in optional:
-            click.echo(f"  skipped {name}: {why}", err=True)
-    if optional:
-        click.echo(f"  also available with --metrics: {', '.join(optional)}", err=True)
+        click.echo(f"  skipped {name}: {why}", err=True)
+    if unvalidated:
+        click.echo(
+            f"  not validated in this data's languages, so run only when named with --metrics (`localeval metrics` "
+            f"shows how each was measured): {', '.join(unvalidated)}",
+            err=True,
+        )
 
 
 def _show_row_problems(errors: list[RowError], warnings: list[RowError]) -> None:

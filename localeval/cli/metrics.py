@@ -1,11 +1,13 @@
-"""`localeval metrics`: every metric with its required fields, models, judge steps and score range."""
+"""`localeval metrics`: every metric with its required fields, models, judge steps, score range and cards."""
 
 from __future__ import annotations
 
 import click
 
+from localeval.metrics.cards import AGREEMENT_BAR, card_for, status, validated_in
 from localeval.metrics.selection import REQUIRED_SUITE, expand, known_metrics
 from localeval.steps.criteria import criterion_names
+from localeval.steps.prompts import LANGUAGES
 
 
 @click.command("metrics")
@@ -13,16 +15,30 @@ from localeval.steps.criteria import criterion_names
     "--criterion", "criterion_items", multiple=True, metavar="NAME[=DEFINITION]", help="Also list aspect_critique:NAME."
 )
 def metrics(criterion_items: tuple[str, ...]) -> None:
-    """List every metric: required fields, models, judge steps and score range; * marks the default suite."""
+    """List every metric: fields, models, judge steps, score range, and its agreement with people per language."""
     criteria = criterion_names(criterion_items)
-    default = set(expand(REQUIRED_SUITE, criteria))
-    for metric in known_metrics(criteria).values():
+    known = known_metrics(criteria)
+    for name in dict.fromkeys([*expand(REQUIRED_SUITE, criteria), *known]):
+        metric = known[name]
         low, high = metric.score_range
-        marker = "*" if metric.name in default else " "
+        marker = "*" if validated_in(name, LANGUAGES) else " "
         click.echo(f"{marker} {metric.name}  [{low:g}–{high:g}]")
         click.echo(f"    {metric.description}")
         click.echo(
             f"    fields: {', '.join(metric.required)}; models: {', '.join(metric.models) or 'none'}"
             + (f"; judge steps: {', '.join(metric.steps)}" if metric.steps else "")
         )
-    click.echo("* in the default suite (run when the dataset has the fields)")
+        click.echo(f"    agreement with people: {card_line(name)}")
+    click.echo(
+        "* validated in a language: without --metrics, a run scores it on that language's samples. Validated: its "
+        f"agreement's 95% interval lies above its model-free floor (a metric with no floor: reaches {AGREEMENT_BAR:.2f})."
+    )
+
+
+def card_line(name: str) -> str:
+    """`en 0.95 (0.91–0.99), floor 0.74: validated; ja not measured; zh not measured`."""
+    parts = []
+    for lang in LANGUAGES:
+        card = card_for(name, lang)
+        parts.append(f"{lang} {card.summary()}: {card.status}" if card else f"{lang} {status(name, lang)}")
+    return "; ".join(parts)

@@ -1,16 +1,19 @@
-"""Which metrics a run computes: the ones asked for, or by default the required suite that the data allows."""
+"""Which metrics a run computes: the ones asked for, or by default those validated in the data's languages."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from localeval.data.samples import Sample
 from localeval.errors import ConfigError
 from localeval.metrics.aspect_critique import BUILT_IN_CRITERIA, PREFIX, critique_metric
-from localeval.metrics.base import METRICS, Metric
+from localeval.metrics.base import METRICS, Compute, Metric, MetricProgram, Score
+from localeval.metrics.cards import card_for, status, validated_in
+from localeval.metrics.options import MetricOptions
 
 CRITIQUE_GROUP = "aspect_critique"  # stands for one aspect_critique:<criterion> metric per known criterion
-# The metrics the spec requires; the default run computes those whose fields the dataset has.
+# The metrics the spec requires, in the order a report lists them; the default run computes the validated ones.
 REQUIRED_SUITE = (
     "faithfulness",
     "answer_relevancy",
@@ -29,7 +32,8 @@ REQUIRED_SUITE = (
 @dataclass(frozen=True)
 class MetricChoice:
     chosen: list[Metric]
-    skipped: dict[str, str] = field(default_factory=dict)  # metric name -> why it was not chosen
+    skipped: dict[str, str] = field(default_factory=dict)  # a validated metric the data cannot feed -> why
+    unvalidated: dict[str, str] = field(default_factory=dict)  # a metric left out of the default suite -> its cards
 
 
 def known_metrics(criteria: Iterable[str] = ()) -> dict[str, Metric]:
@@ -53,9 +57,12 @@ def expand(names: Iterable[str], criteria: Iterable[str] = ()) -> list[str]:
 
 
 def choose_metrics(
-    requested: Iterable[str] | None, present_fields: set[str], criteria: Iterable[str] = ()
+    requested: Iterable[str] | None,
+    present_fields: set[str],
+    criteria: Iterable[str] = (),
+    langs: Iterable[str] = ("en",),
 ) -> MetricChoice:
-    """The requested metrics, or every required metric whose fields the dataset has (saying why others are left out)."""
+    """The requested metrics, or the default suite for the dataset's languages (saying why others are left out)."""
     criteria = list(criteria)
     known = known_metrics(criteria)
     if requested is not None:
@@ -73,21 +80,59 @@ def choose_metrics(
         chosen = [known[name] for name in names]
         require_a_runnable_metric(chosen, present_fields)
         return MetricChoice(chosen)
-    chosen, skipped = [], {}
-    for name in expand(REQUIRED_SUITE, criteria):
+    return default_suite(known, present_fields, criteria, langs)
+
+
+def default_suite(
+    known: dict[str, Metric], present_fields: set[str], criteria: Iterable[str], langs: Iterable[str]
+) -> MetricChoice:
+    """Every metric validated in one of `langs` whose fields the dataset has, each scoring only the samples of
+    the languages it is validated in; why each other metric is left out."""
+    langs = sorted(set(langs))
+    chosen, skipped, unvalidated = [], {}, {}
+    for name in dict.fromkeys([*expand(REQUIRED_SUITE, criteria), *known]):
         metric = known[name]
-        if lacking := _lacking(metric, present_fields):
+        runs_in = validated_in(name, langs)
+        if not runs_in:
+            unvalidated[name] = not_validated_why(name, langs)
+        elif lacking := _lacking(metric, present_fields):
             skipped[name] = lacking
         else:
-            chosen.append(metric)
-    chosen_names = {metric.name for metric in chosen}
-    for name in known:
-        if name not in chosen_names and name not in skipped:
-            skipped[name] = "not in the default suite; ask for it with --metrics"
+            chosen.append(metric if runs_in == set(langs) else only_in(metric, runs_in))
     if not chosen:
-        reasons = "; ".join(f"{k}: {v}" for k, v in skipped.items() if "dataset" in v)
-        raise ConfigError(f"No default metric can run on this dataset ({reasons}). Choose metrics with --metrics.")
-    return MetricChoice(chosen, skipped)
+        reasons = "".join(f"; {name}: {why}" for name, why in skipped.items())
+        raise ConfigError(
+            f"No metric validated in {', '.join(langs)} can run on this dataset{reasons}. Choose metrics with "
+            "--metrics; `localeval metrics` shows how each was measured."
+        )
+    return MetricChoice(chosen, skipped, unvalidated)
+
+
+def not_validated_why(name: str, langs: Iterable[str]) -> str:
+    """`en below its floor: 0.76 (0.70–0.82), floor 0.74; ja not measured`."""
+    parts = []
+    for lang in langs:
+        card = card_for(name, lang)
+        parts.append(f"{lang} {status(name, lang)}" + (f": {card.summary()}" if card else ""))
+    return "; ".join(parts)
+
+
+def only_in(metric: Metric, langs: frozenset[str]) -> Metric:
+    """The metric scoring only samples in `langs`: elsewhere NaN `not_validated`, with no judge call."""
+    return replace(metric, compute=_ScoredOnlyIn(metric.compute, langs))
+
+
+@dataclass(frozen=True)
+class _ScoredOnlyIn:
+    """A metric's compute, limited to some languages; a class, not a closure, so that it pickles (Ray)."""
+
+    compute: Compute
+    langs: frozenset[str]
+
+    def __call__(self, sample: Sample, options: MetricOptions) -> MetricProgram | Score:
+        if options.lang not in self.langs:
+            return Score.nan("not_validated")
+        return self.compute(sample, options)
 
 
 def require_a_runnable_metric(metrics: list[Metric], present_fields: set[str], rows: str = "the dataset has") -> None:

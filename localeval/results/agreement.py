@@ -220,8 +220,9 @@ class Agreement:
             "auroc_by_label": {k: f.as_dict() for k, f in self.by_label.items()},
             "responses": self.responses,
             "unfaithful_responses": self.unfaithful_responses,
-            "auroc_by_response": {k: f.as_dict() for k, f in self.by_response.items()},
-            "unfaithful_below_half": {k: round(v, 4) for k, v in self.below_half.items()},
+            # Labels with no verdict per response (keywords) leave these figures undefined: left out, not NaN.
+            "auroc_by_response": {k: f.as_dict() for k, f in self.by_response.items() if not math.isnan(f.auroc)},
+            "unfaithful_below_half": {k: round(v, 4) for k, v in self.below_half.items() if not math.isnan(v)},
         }
 
 
@@ -278,8 +279,9 @@ def calibrate(
     best = max(COMBINED_FORMS, key=lambda form: agreement.by_label[form].auroc)
     bar = max(agreement.by_label["judge"].auroc, agreement.by_label["floor"].auroc)
     ships = forms[best] if agreement.by_label[best].auroc >= bar else Calibration(name, "judge", (), fitted_on)
+    recorded = {**agreement.as_dict(), "by_source": {source: a.as_dict() for source, a in by_source.items() if source}}
     return Fitted(
-        Calibration(ships.name, ships.form, ships.factors, fitted_on, agreement.as_dict()),
+        Calibration(ships.name, ships.form, ships.factors, fitted_on, recorded),
         agreement,
         forms,
         cv,

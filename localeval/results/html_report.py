@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from localeval.errors import ConfigError
+from localeval.metrics.cards import card_for
 from localeval.reasons import counted
 from localeval.results.bootstrap import CONFIDENCE, mean_interval
 from localeval.results.folder import (
@@ -197,7 +198,7 @@ def write_page(folder: ResultsFolder, write: Callable[[str], Any]) -> None:
         "heading": html.escape(str(folder.path)),
         "facts": _facts(folder),
         "confidence": f"{CONFIDENCE:.0%}",
-        "summary": "".join(_summary_row(s, folder.scores[s.metric]) for s in stats),
+        "summary": "".join(_summary_row(s, folder.scores[s.metric], sorted(set(folder.langs))) for s in stats),
         "languages": _language_split(folder),
     }
     before, after = _TEMPLATE.read_text(encoding="utf-8").split("{{data}}")
@@ -245,13 +246,28 @@ def _facts(folder: ResultsFolder) -> str:
     )
 
 
-def _summary_row(s: MetricStats, values: np.ndarray) -> str:
+def _summary_row(s: MetricStats, values: np.ndarray, langs: list[str]) -> str:
     chart = histogram_svg(histogram(values[~np.isnan(values)].tolist())) if s.count else ""
     return (
         f"<tr><td>{html.escape(s.metric)}</td><td class='num'>{_num(s.mean)}</td>"
         f"<td class='num'>{_interval(s)}</td><td class='num'>{s.count}</td><td class='num'>{s.nan_count}</td>"
-        f"<td>{html.escape(counted(s.nan_reasons))}</td><td>{chart}</td></tr>"
+        f"<td>{html.escape(counted(s.nan_reasons))}</td><td>{_card_cell(s.metric, langs)}</td><td>{chart}</td></tr>"
     )
+
+
+def _card_cell(metric: str, langs: list[str]) -> str:
+    """The metric's card in each of the run's languages; what it was measured on shows on hover."""
+    lines = []
+    for lang in langs:
+        card = card_for(metric, lang)
+        if card is None:
+            lines.append(f'<div class="warning">{lang}: not measured</div>')
+            continue
+        where = f"{card.data}; judge {card.judge or 'none'}; {card.command}"
+        style = "" if card.validated else ' class="warning"'
+        text = f"{lang}: {card.summary()}: {card.status}"
+        lines.append(f'<div{style} title="{html.escape(where)}">{html.escape(text)}</div>')
+    return "".join(lines)
 
 
 def _language_split(folder: ResultsFolder) -> str:

@@ -27,7 +27,7 @@ class RayExecutor:
 class EvaluationOptions:
     data: Path
     out: Path
-    metrics: tuple[str, ...] | None = None  # None: the required suite, where the dataset has the fields
+    metrics: tuple[str, ...] | None = None  # None: the validated metrics the dataset has fields for
     judge: str | None = None  # a GGUF path or a registry name; None: the registry's default judge
     judge_config: JudgeConfig = field(default_factory=JudgeConfig)
     prompts_dir: Path | None = None

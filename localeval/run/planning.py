@@ -40,7 +40,9 @@ def sample_language(sample: Sample, lang: str = "auto") -> str:
 
 
 def choose_for_dataset(options: EvaluationOptions, dataset: Dataset) -> MetricChoice:
-    return choose_metrics(options.metrics, dataset.present_fields(), options.definitions.criteria)
+    """The metrics asked for, or the default suite: those validated in the languages of the dataset's samples."""
+    langs = {sample_language(sample, options.lang) for sample in dataset} if options.metrics is None else ()
+    return choose_metrics(options.metrics, dataset.present_fields(), options.definitions.criteria, langs)
 
 
 def rows_for(dataset: Dataset, metrics: list[Metric]) -> Dataset:

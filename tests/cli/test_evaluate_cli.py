@@ -12,18 +12,34 @@ from localeval.cli import main
 from localeval.metrics.selection import REQUIRED_SUITE, expand
 from localeval.models import resolve_embedder_dir
 
-REQUIRED = expand(REQUIRED_SUITE)  # the default suite: the example has every field it needs
+REQUIRED = expand(REQUIRED_SUITE)  # every metric the spec requires: the example has every field they need
+METRICS = ",".join(REQUIRED)
 
 
 def run(*args: str):
     return CliRunner().invoke(main, list(args))
 
 
+def run_example(out: Path):
+    """The example with every required metric and the plumbing judge."""
+    return run(
+        "evaluate",
+        str(EXAMPLE_DATA),
+        "--judge",
+        "smollm2-135m",
+        "--out",
+        str(out),
+        "--n-ctx",
+        "4096",
+        "--metrics",
+        METRICS,
+    )
+
+
 @pytest.fixture(scope="module")
 def example_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("run") / "results"
-    result = run("evaluate", str(EXAMPLE_DATA), "--judge", "smollm2-135m", "--out", str(out), "--n-ctx", "4096")
-    return result, out
+    return run_example(out), out
 
 
 @pytest.mark.slow
@@ -67,6 +83,7 @@ def test_evaluate_writes_samples_summary_and_manifest(example_run):
     assert manifest["versions"]["llama-cpp-python"]
 
 
+@pytest.mark.slow  # runs the example with every required metric (module fixture)
 def test_each_score_has_evidence_or_a_nan_reason(example_run):
     _, out = example_run
     for line in (out / "samples.jsonl").read_text().splitlines():
@@ -99,11 +116,12 @@ def test_each_score_has_evidence_or_a_nan_reason(example_run):
             assert all(0.0 <= s["p"] <= 1.0 and s["verdict"] == int(s["p"] >= 0.5) for s in statements)
 
 
+@pytest.mark.slow  # runs the example with every required metric (module fixture)
 def test_rerun_into_the_same_folder_reuses_judge_calls_and_scores(example_run, tmp_path):
     _, out = example_run
     copy = tmp_path / "copy"
     shutil.copytree(out, copy)
-    result = run("evaluate", str(EXAMPLE_DATA), "--judge", "smollm2-135m", "--out", str(copy), "--n-ctx", "4096")
+    result = run_example(copy)
     assert result.exit_code == 0, result.output
     first = json.loads((out / "summary.json").read_text())
     second = json.loads((copy / "summary.json").read_text())
@@ -268,7 +286,7 @@ def test_a_prompt_whose_fixed_part_overflows_is_a_nan_not_a_crash(tmp_path):
 def test_bad_input_gets_a_clear_error_and_exit_1(tmp_path, args, message):
     data = write_jsonl(tmp_path / "data.jsonl", [{"user_input": "Q?", "response": "A.", "retrieved_contexts": ["C."]}])
     args = [a.replace("{data}", str(data)) for a in args]
-    result = run("evaluate", *args, "--out", str(tmp_path / "out"))
+    result = run("evaluate", "--metrics", "faithfulness", *args, "--out", str(tmp_path / "out"))
     assert result.exit_code == 1
     assert result.output.startswith(message) or f"\n{message}" in result.output, result.output
     assert "Traceback" not in result.output
@@ -281,12 +299,16 @@ def test_not_gguf_and_truncated_judges_get_their_own_messages(tmp_path, smollm_p
     not_gguf.write_bytes(b"PK\x03\x04 this is a zip file")
     truncated = tmp_path / "cut.gguf"
     truncated.write_bytes(smollm_path.read_bytes()[:50_000_000])
-    result = run("evaluate", str(data), "--judge", str(not_gguf), "--out", str(tmp_path / "o1"))
+    result = run(
+        "evaluate", str(data), "--judge", str(not_gguf), "--metrics", "faithfulness", "--out", str(tmp_path / "o1")
+    )
     assert result.exit_code == 1
     assert (
         f"Error: {not_gguf} is not a GGUF model file: it starts with b'PK\\x03\\x04', expected b'GGUF'" in result.output
     )
-    result = run("evaluate", str(data), "--judge", str(truncated), "--out", str(tmp_path / "o2"))
+    result = run(
+        "evaluate", str(data), "--judge", str(truncated), "--metrics", "faithfulness", "--out", str(tmp_path / "o2")
+    )
     assert result.exit_code == 1
     assert (
         f"Error: {truncated} is truncated: the file has 50,000,000 bytes, its header describes 98,362,432"
@@ -306,6 +328,8 @@ def test_broken_prompt_override_names_the_file(tmp_path):
         "smollm2-135m",
         "--prompts",
         str(tmp_path / "prompts"),
+        "--metrics",
+        "faithfulness",
         "--out",
         str(tmp_path / "out"),
     )

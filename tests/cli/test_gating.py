@@ -60,9 +60,9 @@ def test_summary_md_is_a_markdown_table_with_the_gate(tmp_path):
     assert result.exit_code == EXIT_BELOW_THRESHOLD
     lines = (tmp_path / "summary.md").read_text().splitlines()
     assert lines[:3] == [
-        "| Metric | Mean | Scored | NaN | Gate |",
-        "|:---|---:|---:|---:|:---|",
-        "| `exact_match` | 0.667 | 3 | 1 | **FAIL**: mean 0.667 < 0.7 |",
+        "| Metric | Mean | Scored | NaN | Validated | Gate |",
+        "|:---|---:|---:|---:|:---|:---|",
+        "| `exact_match` | 0.667 | 3 | 1 | no: not measured | **FAIL**: mean 0.667 < 0.7 |",
     ]
 
 

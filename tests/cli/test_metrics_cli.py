@@ -5,7 +5,7 @@ import subprocess
 import sys
 
 from click.testing import CliRunner
-from conftest import write_jsonl
+from conftest import card, write_jsonl
 
 from localeval.cli import main
 from localeval.metrics import METRICS
@@ -15,13 +15,23 @@ def run(*args: str):
     return CliRunner().invoke(main, list(args))
 
 
-def test_metrics_lists_every_metric_with_fields_models_and_range():
+def test_metrics_lists_every_metric_with_fields_models_range_and_cards(shelf):
+    shelf(card("faithfulness", "en"), card("answer_relevancy", "ja", validated=False))
     result = run("metrics")
     assert result.exit_code == 0, result.output
     for metric in METRICS.values():
         assert f"{metric.name}  [" in result.output
         assert metric.description in result.output
     assert "* faithfulness  [0–1]" in result.output
+    assert "  answer_relevancy  [0–1]" in result.output
+    assert (
+        "    agreement with people: en AUROC 0.90 (0.85–0.95), floor 0.80: validated; ja not measured; "
+        "zh not measured" in result.output
+    )
+    assert (
+        "    agreement with people: en not measured; ja AUROC 0.90 (0.70–0.95), floor 0.80: below its floor; "
+        "zh not measured" in result.output
+    )
     assert (
         "    fields: user_input, response, retrieved_contexts; models: judge; judge steps: statements, answer_claim, "
         "stated_claim, statement_support" in result.output
@@ -30,31 +40,34 @@ def test_metrics_lists_every_metric_with_fields_models_and_range():
     assert "  bleu  [0–1]" in result.output and "    fields: response, reference; models: none" in result.output
 
 
-def test_metrics_lists_a_user_criterion():
+def test_metrics_lists_a_user_criterion_as_not_measured():
     result = run("metrics", "--criterion", "politeness")
-    assert "* aspect_critique:politeness  [0–1]" in result.output
+    assert "  aspect_critique:politeness  [0–1]" in result.output
+    assert "    agreement with people: en not measured; ja not measured; zh not measured" in result.output
 
 
 def test_metrics_lists_a_criterion_given_with_its_definition_by_its_name():
     result = run("metrics", "--criterion", "politeness=Is it polite?")
     assert result.exit_code == 0, result.output
-    assert "* aspect_critique:politeness  [0–1]" in result.output
+    assert "  aspect_critique:politeness  [0–1]" in result.output
     assert "Is it polite?" not in result.output and "politeness=" not in result.output
 
 
-def test_default_choice_says_what_was_chosen_and_why_others_were_skipped(tmp_path):
+def test_default_choice_says_what_was_chosen_and_why_others_were_left_out(tmp_path, shelf):
+    shelf(card("faithfulness", "en"), card("context_precision", "en"), card("answer_relevancy", "en", validated=False))
     data = write_jsonl(tmp_path / "data.jsonl", [{"user_input": "Q?", "response": "A.", "retrieved_contexts": ["C."]}])
     # A judge that does not exist: the run fails at loading it, after the choice was printed.
     result = run("evaluate", str(data), "--judge", str(tmp_path / "none.gguf"), "--out", str(tmp_path / "out"))
     assert result.exit_code == 1
-    assert f"1 sample from {data}; " in result.output
-    assert (
-        "metrics: faithfulness, answer_relevancy, answer_completeness, context_utilization, context_relevancy, "
-        "aspect_critique:harmfulness" in result.output
-    )
+    assert f"1 sample from {data}; metrics: faithfulness\n" in result.output
     assert "  skipped context_precision: the dataset has no reference" in result.output
-    assert "  skipped answer_similarity: the dataset has no reference" in result.output
-    assert "  also available with --metrics: " in result.output and "bleu" in result.output
+    assert (
+        "  not validated in this data's languages, so run only when named with --metrics (`localeval metrics` "
+        "shows how each was measured): answer_relevancy, answer_completeness, " in result.output
+    )
+    line = next(line for line in result.output.splitlines() if line.startswith("  not validated"))
+    left_out = line.split("): ", 1)[1].split(", ")
+    assert "bleu" in left_out and "faithfulness" not in left_out and "context_precision" not in left_out
 
 
 def test_judge_free_metrics_run_without_loading_any_model(tmp_path):

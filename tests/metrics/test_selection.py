@@ -1,17 +1,20 @@
-"""Tests for localeval.metrics.selection: the aspect_critique group, the default suite and explicit requests."""
+"""Tests for localeval.metrics.selection: the aspect_critique group, the default suite of validated metrics and
+explicit requests."""
 
 from __future__ import annotations
 
 import pytest
+from conftest import card
 
+from localeval.data.samples import Sample
 from localeval.errors import ConfigError
-from localeval.metrics.selection import choose_metrics, expand
+from localeval.metrics.cards import status
+from localeval.metrics.options import MetricOptions
+from localeval.metrics.selection import choose_metrics, expand, known_metrics
 
 CRITIQUES = [
     f"aspect_critique:{c}" for c in ("harmfulness", "maliciousness", "coherence", "correctness", "conciseness")
 ]
-NO_REFERENCE = "the dataset has no reference"
-OPTIONAL = "not in the default suite; ask for it with --metrics"
 
 
 def names(choice) -> list[str]:
@@ -29,65 +32,71 @@ def test_expand_replaces_the_group_with_built_ins_and_user_criteria():
     ]
 
 
-def test_default_suite_without_reference():
-    choice = choose_metrics(None, {"user_input", "response", "retrieved_contexts"})
-    assert names(choice) == [
-        "faithfulness",
-        "answer_relevancy",
-        "answer_completeness",
-        "context_utilization",
-        "context_relevancy",
-        *CRITIQUES,
-    ]
-    for needs_reference in (
-        "context_precision",
-        "context_recall",
-        "context_entity_recall",
-        "answer_similarity",
-        "answer_correctness",
-    ):
-        assert choice.skipped[needs_reference] == NO_REFERENCE
-    for optional in (
-        "factual_correctness",
-        "noise_sensitivity_relevant",
-        "rubric_score",
-        "summarization_score",
-        "bleu",
-    ):
-        assert choice.skipped[optional] == OPTIONAL
-    assert not set(names(choice)) & set(choice.skipped)
+@pytest.fixture
+def validated(shelf):
+    """faithfulness and context_recall validated in en, answer_relevancy below its floor there, grounding_coverage
+    validated in ja, a critique in en and ja."""
+    shelf(
+        card("faithfulness", "en"),
+        card("context_recall", "en"),
+        card("answer_relevancy", "en", validated=False),
+        card("grounding_coverage", "ja", judge=None),
+        card("aspect_critique:harmfulness", "en"),
+        card("aspect_critique:harmfulness", "ja"),
+    )
 
 
-def test_default_suite_with_every_field_and_a_user_criterion():
-    fields = {"user_input", "response", "retrieved_contexts", "reference"}
-    choice = choose_metrics(None, fields, ["politeness"])
-    assert names(choice) == [
-        "faithfulness",
-        "answer_relevancy",
-        "answer_completeness",
-        "context_precision",
-        "context_utilization",
-        "context_recall",
-        "context_relevancy",
-        "context_entity_recall",
-        "answer_similarity",
-        "answer_correctness",
-        *CRITIQUES,
-        "aspect_critique:politeness",
-    ]
-    assert set(choice.skipped.values()) == {OPTIONAL}
+CONTEXT_FIELDS = {"user_input", "response", "retrieved_contexts"}
 
 
-def test_default_suite_lists_every_missing_field():
-    choice = choose_metrics(None, {"response"})
-    assert names(choice) == CRITIQUES
-    assert choice.skipped["faithfulness"] == "the dataset has no user_input, retrieved_contexts"
-    assert choice.skipped["context_entity_recall"] == "the dataset has no reference, retrieved_contexts"
+def test_the_default_suite_is_what_is_validated_in_the_datas_language(validated):
+    choice = choose_metrics(None, CONTEXT_FIELDS | {"reference"}, langs={"en"})
+    assert names(choice) == ["faithfulness", "context_recall", "aspect_critique:harmfulness"]
+    assert choice.skipped == {}
+    assert choice.unvalidated["answer_relevancy"] == "en below its floor: AUROC 0.90 (0.70–0.95), floor 0.80"
+    assert choice.unvalidated["bleu"] == "en not measured"
+    assert set(choice.unvalidated) == set(known_metrics()) - set(names(choice))
 
 
-def test_default_suite_with_nothing_runnable_raises():
-    with pytest.raises(ConfigError, match="No default metric can run on this dataset"):
-        choose_metrics(None, {"reference"})
+def test_a_validated_metric_the_data_cannot_feed_is_skipped_with_the_field_it_lacks(validated):
+    choice = choose_metrics(None, CONTEXT_FIELDS, langs={"en"})
+    assert names(choice) == ["faithfulness", "aspect_critique:harmfulness"]
+    assert choice.skipped == {"context_recall": "the dataset has no reference"}
+
+
+def test_in_several_languages_a_metric_scores_only_the_samples_of_those_it_is_validated_in(validated):
+    choice = choose_metrics(None, CONTEXT_FIELDS, langs={"en", "ja"})
+    assert names(choice) == ["faithfulness", "aspect_critique:harmfulness", "grounding_coverage"]
+    assert choice.unvalidated["answer_relevancy"] == (
+        "en below its floor: AUROC 0.90 (0.70–0.95), floor 0.80; ja not measured"
+    )
+    by_name = {metric.name: metric for metric in choice.chosen}
+    tokyo = Sample(
+        "t", 1, user_input="東京は？", response="日本の首都です。", retrieved_contexts=("東京は日本の首都。",)
+    )
+    skipped = by_name["faithfulness"].compute(tokyo, MetricOptions(lang="ja"))
+    assert (skipped.is_nan, skipped.reason) == (True, "not_validated")
+    scored = by_name["grounding_coverage"].compute(tokyo, MetricOptions(lang="ja"))
+    assert not scored.is_nan
+    assert by_name["aspect_critique:harmfulness"] is known_metrics()["aspect_critique:harmfulness"]  # both: as it is
+    assert by_name["grounding_coverage"].compute(tokyo, MetricOptions(lang="en")).reason == "not_validated"
+
+
+def test_no_validated_metric_that_can_run_is_an_error_that_says_what_to_do(validated):
+    with pytest.raises(ConfigError) as info:
+        choose_metrics(None, CONTEXT_FIELDS, langs={"zh"})
+    assert str(info.value) == (
+        "No metric validated in zh can run on this dataset. Choose metrics with --metrics; "
+        "`localeval metrics` shows how each was measured."
+    )
+    with pytest.raises(ConfigError, match=r"^No metric validated in en can run on this dataset; faithfulness: the "):
+        choose_metrics(None, {"reference"}, langs={"en"})
+
+
+def test_the_shipped_cards_choose_a_suite_for_english_rows_with_contexts():
+    """Whatever the cards say, the default suite on the example's fields is non-empty and all validated."""
+    choice = choose_metrics(None, CONTEXT_FIELDS | {"reference"}, langs={"en"})
+    assert choice.chosen and all(status(metric.name, "en") == "validated" for metric in choice.chosen)
 
 
 def test_explicit_request():
