@@ -65,7 +65,7 @@ class Card:
     def status(self) -> str:
         if self.validated:
             return "validated"
-        return "below its floor" if self.floor is not None else f"below the bar {AGREEMENT_BAR:.2f}"
+        return "not above its floor" if self.floor is not None else f"not above the bar {AGREEMENT_BAR:.2f}"
 
     def summary(self) -> str:
         """`pairs won 0.95 (0.91–0.99), floor 0.74`: the figure a table shows beside the metric."""
@@ -124,7 +124,7 @@ def validated_in(metric: str, langs: Iterable[str]) -> frozenset[str]:
 
 
 def status(metric: str, lang: str) -> str:
-    """`validated`, `below its floor`, `below the bar 0.70` or `not measured`."""
+    """`validated`, `not above its floor`, `not above the bar 0.70` or `not measured`."""
     card = card_for(metric, lang)
     return card.status if card else "not measured"
 

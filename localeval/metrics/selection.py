@@ -109,7 +109,7 @@ def default_suite(
 
 
 def not_validated_why(name: str, langs: Iterable[str]) -> str:
-    """`en below its floor: 0.76 (0.70–0.82), floor 0.74; ja not measured`."""
+    """`en not above its floor: 0.76 (0.70–0.82), floor 0.74; ja not measured`."""
     parts = []
     for lang in langs:
         card = card_for(name, lang)

@@ -29,7 +29,7 @@ def test_metrics_lists_every_metric_with_fields_models_range_and_cards(shelf):
         "zh not measured" in result.output
     )
     assert (
-        "    agreement with people: en not measured; ja AUROC 0.90 (0.70–0.95), floor 0.80: below its floor; "
+        "    agreement with people: en not measured; ja AUROC 0.90 (0.70–0.95), floor 0.80: not above its floor; "
         "zh not measured" in result.output
     )
     assert (

@@ -42,14 +42,14 @@ def card(metric: str, lang: str, value: float, low: float, floor: float | None, 
 )
 def test_a_metric_with_a_floor_is_validated_when_its_whole_interval_is_above_it(low, floor, validated):
     assert card("m", "en", 0.9, low, floor).validated is validated
-    assert card("m", "en", 0.9, low, floor).status == ("validated" if validated else "below its floor")
+    assert card("m", "en", 0.9, low, floor).status == ("validated" if validated else "not above its floor")
 
 
 @pytest.mark.parametrize("low, validated", [(AGREEMENT_BAR, True), (AGREEMENT_BAR - 0.01, False)])
 def test_a_rule_without_a_floor_is_validated_when_its_interval_reaches_the_bar(low, validated):
     found = card("grounding_coverage", "ja", 0.87, low, None, judge=None)
     assert found.validated is validated
-    assert found.status == ("validated" if validated else "below the bar 0.70")
+    assert found.status == ("validated" if validated else "not above the bar 0.70")
 
 
 def test_summary_names_the_measure_the_interval_and_the_floor():
@@ -66,10 +66,10 @@ def test_a_card_survives_its_file(shelf):
 def test_marks_and_languages(shelf):
     shelf(card("m", "en", 0.95, 0.91, 0.74), card("m", "ja", 0.6, 0.5, 0.8))
     assert validated_in("m", ["en", "ja", "zh"]) == {"en"}
-    assert [status("m", lang) for lang in ("en", "ja", "zh")] == ["validated", "below its floor", "not measured"]
+    assert [status("m", lang) for lang in ("en", "ja", "zh")] == ["validated", "not above its floor", "not measured"]
     assert validation_mark("m", ["en"]) == "yes"
     assert validation_mark("m", ["zh"]) == "no: not measured"
-    assert validation_mark("m", ["ja", "en", "zh"]) == "en yes; ja no: below its floor; zh no: not measured"
+    assert validation_mark("m", ["ja", "en", "zh"]) == "en yes; ja no: not above its floor; zh no: not measured"
     assert validation_mark("unmeasured", ["en", "ja"]) == "no: not measured"
 
 

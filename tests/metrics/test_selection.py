@@ -34,7 +34,7 @@ def test_expand_replaces_the_group_with_built_ins_and_user_criteria():
 
 @pytest.fixture
 def validated(shelf):
-    """faithfulness and context_recall validated in en, answer_relevancy below its floor there, grounding_coverage
+    """faithfulness and context_recall validated in en, answer_relevancy not above its floor there, grounding_coverage
     validated in ja, a critique in en and ja."""
     shelf(
         card("faithfulness", "en"),
@@ -53,7 +53,7 @@ def test_the_default_suite_is_what_is_validated_in_the_datas_language(validated)
     choice = choose_metrics(None, CONTEXT_FIELDS | {"reference"}, langs={"en"})
     assert names(choice) == ["faithfulness", "context_recall", "aspect_critique:harmfulness"]
     assert choice.skipped == {}
-    assert choice.unvalidated["answer_relevancy"] == "en below its floor: AUROC 0.90 (0.70–0.95), floor 0.80"
+    assert choice.unvalidated["answer_relevancy"] == "en not above its floor: AUROC 0.90 (0.70–0.95), floor 0.80"
     assert choice.unvalidated["bleu"] == "en not measured"
     assert set(choice.unvalidated) == set(known_metrics()) - set(names(choice))
 
@@ -68,7 +68,7 @@ def test_in_several_languages_a_metric_scores_only_the_samples_of_those_it_is_va
     choice = choose_metrics(None, CONTEXT_FIELDS, langs={"en", "ja"})
     assert names(choice) == ["faithfulness", "aspect_critique:harmfulness", "grounding_coverage"]
     assert choice.unvalidated["answer_relevancy"] == (
-        "en below its floor: AUROC 0.90 (0.70–0.95), floor 0.80; ja not measured"
+        "en not above its floor: AUROC 0.90 (0.70–0.95), floor 0.80; ja not measured"
     )
     by_name = {metric.name: metric for metric in choice.chosen}
     tokyo = Sample(
