@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from localeval.metrics.cards import AGREEMENT_BAR, card_for, status, validated_in
+from localeval.metrics.cards import AGREEMENT_BAR, describe, validated_in
 from localeval.metrics.selection import REQUIRED_SUITE, expand, known_metrics
 from localeval.steps.criteria import criterion_names
 from localeval.steps.prompts import LANGUAGES
@@ -28,17 +28,8 @@ def metrics(criterion_items: tuple[str, ...]) -> None:
             f"    fields: {', '.join(metric.required)}; models: {', '.join(metric.models) or 'none'}"
             + (f"; judge steps: {', '.join(metric.steps)}" if metric.steps else "")
         )
-        click.echo(f"    agreement with people: {card_line(name)}")
+        click.echo(f"    agreement with people: {describe(name, LANGUAGES)}")
     click.echo(
         "* validated in a language: without --metrics, a run scores it on that language's samples. Validated: its "
         f"agreement's 95% interval lies above its model-free floor (a metric with no floor: reaches {AGREEMENT_BAR:.2f})."
     )
-
-
-def card_line(name: str) -> str:
-    """`en 0.95 (0.91–0.99), floor 0.74: validated; ja not measured; zh not measured`."""
-    parts = []
-    for lang in LANGUAGES:
-        card = card_for(name, lang)
-        parts.append(f"{lang} {card.summary()}: {card.status}" if card else f"{lang} {status(name, lang)}")
-    return "; ".join(parts)

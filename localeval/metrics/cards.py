@@ -129,6 +129,15 @@ def status(metric: str, lang: str) -> str:
     return card.status if card else "not measured"
 
 
+def describe(metric: str, langs: Iterable[str]) -> str:
+    """`en validated: pairs won 0.94 (0.89–0.98), floor 0.74; ja not measured`: each language's card in one line."""
+    parts = []
+    for lang in langs:
+        card = card_for(metric, lang)
+        parts.append(f"{lang} {card.status}: {card.summary()}" if card else f"{lang} not measured")
+    return "; ".join(parts)
+
+
 def validation_mark(metric: str, langs: Iterable[str]) -> str:
     """What a report prints beside a metric's score: `yes`, `no: not measured`, or per language where they differ."""
     found = {lang: status(metric, lang) for lang in sorted(set(langs))}

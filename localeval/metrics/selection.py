@@ -9,7 +9,7 @@ from localeval.data.samples import Sample
 from localeval.errors import ConfigError
 from localeval.metrics.aspect_critique import BUILT_IN_CRITERIA, PREFIX, critique_metric
 from localeval.metrics.base import METRICS, Compute, Metric, MetricProgram, Score
-from localeval.metrics.cards import card_for, status, validated_in
+from localeval.metrics.cards import describe, validated_in
 from localeval.metrics.options import MetricOptions
 
 CRITIQUE_GROUP = "aspect_critique"  # stands for one aspect_critique:<criterion> metric per known criterion
@@ -94,7 +94,7 @@ def default_suite(
         metric = known[name]
         runs_in = validated_in(name, langs)
         if not runs_in:
-            unvalidated[name] = not_validated_why(name, langs)
+            unvalidated[name] = describe(name, langs)
         elif lacking := _lacking(metric, present_fields):
             skipped[name] = lacking
         else:
@@ -106,15 +106,6 @@ def default_suite(
             "--metrics; `localeval metrics` shows how each was measured."
         )
     return MetricChoice(chosen, skipped, unvalidated)
-
-
-def not_validated_why(name: str, langs: Iterable[str]) -> str:
-    """`en not above its floor: 0.76 (0.70–0.82), floor 0.74; ja not measured`."""
-    parts = []
-    for lang in langs:
-        card = card_for(name, lang)
-        parts.append(f"{lang} {status(name, lang)}" + (f": {card.summary()}" if card else ""))
-    return "; ".join(parts)
 
 
 def only_in(metric: Metric, langs: frozenset[str]) -> Metric:

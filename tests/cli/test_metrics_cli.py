@@ -25,11 +25,11 @@ def test_metrics_lists_every_metric_with_fields_models_range_and_cards(shelf):
     assert "* faithfulness  [0–1]" in result.output
     assert "  answer_relevancy  [0–1]" in result.output
     assert (
-        "    agreement with people: en AUROC 0.90 (0.85–0.95), floor 0.80: validated; ja not measured; "
+        "    agreement with people: en validated: AUROC 0.90 (0.85–0.95), floor 0.80; ja not measured; "
         "zh not measured" in result.output
     )
     assert (
-        "    agreement with people: en not measured; ja AUROC 0.90 (0.70–0.95), floor 0.80: not above its floor; "
+        "    agreement with people: en not measured; ja not above its floor: AUROC 0.90 (0.70–0.95), floor 0.80; "
         "zh not measured" in result.output
     )
     assert (

@@ -12,6 +12,7 @@ from localeval.metrics.cards import (
     Card,
     Figure,
     cards,
+    describe,
     measured_with_other_judges,
     status,
     validated_in,
@@ -93,3 +94,11 @@ def test_the_shipped_cards_are_sound():
         # A metric that needs a judge was measured with one, and a rule with no model has a floor of none.
         assert (found.judge is not None) == ("judge" in known[found.metric].models), found
         assert (found.floor is None) == (not known[found.metric].models), found
+
+
+def test_describe_gives_each_languages_status_then_its_figures(shelf):
+    shelf(card("m", "en", 0.95, 0.91, 0.74), card("m", "ja", 0.6, 0.5, 0.8))
+    assert describe("m", ["en", "ja", "zh"]) == (
+        "en validated: AUROC 0.95 (0.91–1.00), floor 0.74; ja not above its floor: AUROC 0.60 (0.50–0.65), "
+        "floor 0.80; zh not measured"
+    )
