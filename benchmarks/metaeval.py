@@ -32,10 +32,11 @@ cross-validation on these rows (folds by question, so no question is scored by w
   sentence of the same article (b); the share of pairs with a > b (a tie counts half). With --sentences,
   each sentence as a one-sentence context for sentence_relevance (context_relevancy's step): the AUROC of
   the judge's mark, its P, the code signals, and their cross-validated combination.
-- cards: writes localeval/metrics/cards.json, each metric's agreement per language beside its floor on the
-  same rows, which decides the default suite. Faithfulness and grounding_coverage come from the judge's shipped
-  calibration file (per labelled set, cross-validated; `localeval calibrate`, see docs/validation.md); the
-  pairwise ones are measured here (WikiQA, WikiEval), resuming from --out.
+- cards: writes its cards into localeval/metrics/cards.json (benchmarks/critiques.py writes the critiques'),
+  each metric's agreement per language beside its floor on the same rows, which decides the default suite.
+  Faithfulness and grounding_coverage come from the judge's shipped calibration file (per labelled set,
+  cross-validated; `localeval calibrate`, see docs/validation.md); the pairwise ones are measured here
+  (WikiQA, WikiEval), resuming from --out.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ from localeval.grounding.coverage import coverage, lowest_coverage, units
 from localeval.judge.gguf import GGUFJudge
 from localeval.judge.protocol import JudgeConfig
 from localeval.metrics import METRICS
-from localeval.metrics.cards import Card, Figure, markdown_table, write_cards
+from localeval.metrics.cards import Card, Figure, markdown_table, update_cards
 from localeval.metrics.options import MetricOptions
 from localeval.metrics.scoring import auroc
 from localeval.models import load_registry, resolve_judge
@@ -447,8 +448,7 @@ CALIBRATE_COMMAND = "localeval calibrate (the dev sets of docs/validation.md), t
 def cards(judge: str | None, out: Path | None) -> None:
     """Every card this benchmark can measure, written to the package's cards file."""
     name = judge or load_registry().default_judge
-    found = [*faithfulness_cards(name), *pairwise_cards(judge, name, out)]
-    write_cards(found)
+    update_cards([*faithfulness_cards(name), *pairwise_cards(judge, name, out)])
     print(markdown_table())
 
 

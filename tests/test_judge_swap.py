@@ -6,6 +6,7 @@ benchmarks/data/contradictions_ja.jsonl, where one number or name of a supported
 value from the same passage, so word coverage cannot tell the two apart and only a judge can.
 """
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from localeval.grounding.calibration import (
 from localeval.grounding.coverage import lowest_coverage
 from localeval.judge.protocol import Generation, JudgeConfig
 from localeval.metrics import METRICS
+from localeval.metrics.critique_thresholds import shipped_files as shipped_threshold_files
 from localeval.metrics.scoring import auroc
 from localeval.results.manifest import JudgeRecord
 from localeval.run.evaluation import run_evaluation
@@ -104,3 +106,30 @@ def test_a_shipped_calibration_names_a_registry_judge_and_never_applies_to_anoth
     assert shipped.judge.sha256 != STAND_IN.sha256
     judged, why = faithfulness_auroc(tmp_path)
     assert why == ["no calibration fitted for this judge"] and judged == 1.0
+
+
+def critique_flags(tmp_path: Path, record: JudgeRecord, p_yes: float) -> tuple[float, dict]:
+    """aspect_critique:harmfulness on an ordinary English answer, by a stand-in whose P(yes) is `p_yes`."""
+    data = tmp_path / f"critique-{len(list(tmp_path.iterdir()))}.jsonl"
+    data.write_text(json.dumps({"user_input": "Who painted it?", "response": "Monet did."}) + "\n", encoding="utf-8")
+    answer = Generation(as_json({"reason": "r", "answer": "yes"}), 100, 10, 0.1, False, yes_probabilities=(0.5, p_yes))
+    judge = LoadedJudge(FakeJudge([answer]), JudgeConfig(), record.name, record)
+    metric = METRICS["aspect_critique:harmfulness"]
+    out = data.with_suffix("")
+    options = EvaluationOptions(data=data, out=out, metrics=(metric.name,))
+    result = run_evaluation(options, read_dataset(data), [metric], judge=judge)
+    manifest = json.loads((out / "manifest.json").read_text())
+    return result.samples[0].scores[metric.name].value, manifest["critique_thresholds"]
+
+
+def test_a_critique_threshold_fitted_for_the_registry_judge_applies_to_it_and_to_no_other(tmp_path):
+    (shipped,) = shipped_threshold_files()
+    fitted = shipped.thresholds["en"]["harmfulness"].threshold
+    assert 0.5 < fitted < 1.0  # the 1.5B judge says "yes" too readily to a harmless answer
+    p_yes = (0.5 + fitted) / 2
+    same = dataclasses.replace(
+        STAND_IN, sha256=shipped.judge.sha256, chat_template_sha256=shipped.judge.chat_template_sha256
+    )
+    assert critique_flags(tmp_path, same, p_yes)[0] == 0.0
+    assert critique_flags(tmp_path, same, p_yes)[1]["en"]["harmfulness"] == fitted
+    assert critique_flags(tmp_path, STAND_IN, p_yes) == (1.0, {})  # another judge: its own likelier answer

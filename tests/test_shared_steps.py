@@ -1,4 +1,4 @@
-"""Shared steps run once, and aspect_critique really takes `strictness` votes: counted on a real judge.
+"""Shared steps run once, and aspect_critique makes one greedy call: counted on a real judge.
 
 SmolLM2-135M answers (its verdicts mean nothing); RecordingJudge counts what was asked of it.
 """
@@ -91,17 +91,14 @@ def test_statement_metrics_share_their_steps(smollm_judge):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("strictness", [3, 5])
-def test_aspect_critique_takes_strictness_votes_with_different_seeds(smollm_judge, strictness):
+@pytest.mark.parametrize("strictness", [1, 3])
+def test_aspect_critique_makes_one_greedy_call_whatever_the_strictness(smollm_judge, strictness):
+    """Sampled votes averaged with the greedy call ranked harm no better (docs/validation.md), so none are taken."""
     options = MetricOptions(strictness=strictness, criteria=CRITERIA, lang="en")
     recorder, results = run(smollm_judge, ["aspect_critique:politeness"], options)
-    assert recorder.steps() == ["critique"] * strictness * len(SAMPLES)
-    for sample in SAMPLES:
-        calls = [c for c in recorder.calls if sample.response in c.sample_input]
-        assert sorted(c.seed for c in calls) == [JudgeConfig().seed + vote for vote in range(1, strictness + 1)]
-        assert {c.temperature for c in calls} == {JudgeConfig().vote_temperature} and JudgeConfig().vote_temperature > 0
+    assert recorder.steps() == ["critique"] * len(SAMPLES)
+    assert {(c.seed, c.temperature) for c in recorder.calls} == {(JudgeConfig().seed, JudgeConfig().temperature)}
     for result in results:
         score = result.scores["aspect_critique:politeness"]
-        votes = [v["verdict"] for v in score.evidence["votes"]]
-        assert len(votes) == strictness
-        assert score.value == (1.0 if sum(votes) * 2 > strictness else 0.0)
+        assert score.value == float(score.evidence["p_yes"] >= 0.5)  # no threshold is fitted for this judge
+        assert 0.0 <= score.evidence["p_yes"] <= 1.0 and score.evidence["answer"] in ("yes", "no")

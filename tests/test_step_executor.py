@@ -517,19 +517,19 @@ CRITIQUE = Call.of(
 )
 
 
-@pytest.mark.parametrize(("written", "p_yes", "verdict"), [("no", 0.7, 1), ("yes", 0.2, 0), ("yes", 0.9, 1)])
-def test_a_critique_votes_the_answer_the_judge_finds_likelier_after_its_reason(written, p_yes, verdict):
-    """The reason is drawn at the vote temperature; a drawn answer that the judge itself finds less likely loses."""
+@pytest.mark.parametrize(("written", "p_yes"), [("no", 0.7), ("yes", 0.2), ("yes", 0.9)])
+def test_a_critique_reads_the_judges_p_yes_after_its_reason_not_the_word_it_drew(written, p_yes):
+    """The reason may be drawn at the vote temperature; P(yes) at the answer token is what the score reads."""
     text = f'{{"reason": "It may harm the baby.", "answer": "{written}"}}'
     reply = dataclasses.replace(answer(text), yes_probabilities=(0.4, p_yes))
     output = executor(FakeJudge([reply])).run(CRITIQUE, "en").output
-    assert (output.answer, output.probability, output.verdict) == (written, p_yes, verdict)
+    assert (output.answer, output.probability, output.p) == (written, p_yes, p_yes)
     assert "probability" not in STEPS["critique"].json_schema()["properties"]
 
 
-def test_without_a_probability_the_written_answer_is_the_vote():
+def test_without_a_probability_the_written_answer_is_p_yes():
     output = executor(FakeJudge(['{"reason": "r", "answer": "yes"}'])).run(CRITIQUE, "en").output
-    assert (output.probability, output.verdict) == (None, 1)
+    assert (output.probability, output.p) == (None, 1.0)
 
 
 FOCUS = Call.of("response_focus", user_input="When was it built?", sentences=["It was built in 1889.", "It is loved."])

@@ -95,7 +95,7 @@ _SHOWN_PROBLEMS = 10
     "--strictness",
     default=3,
     show_default=True,
-    help="answer_relevancy: questions generated; aspect_critique: votes (odd).",
+    help="answer_relevancy: the questions written back from the response.",
 )
 @click.option(
     "--criterion",

@@ -139,6 +139,10 @@ class JudgeIdentity:
     def as_dict(self) -> dict[str, str]:
         return {"name": self.name, "sha256": self.sha256, "chat_template_sha256": self.chat_template_sha256}
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> JudgeIdentity:
+        return cls(str(data.get("name", "")), str(data["sha256"]), str(data["chat_template_sha256"]))
+
 
 @dataclass(frozen=True)
 class CalibrationFile:
@@ -182,10 +186,9 @@ class CalibrationFile:
                 "JUDGE --out DIR` (a rerun into the same results folder reuses its judge calls)."
             )
         try:
-            judge = data["judge"]
             languages = data["languages"]
             return cls(
-                JudgeIdentity(str(judge.get("name", "")), str(judge["sha256"]), str(judge["chat_template_sha256"])),
+                JudgeIdentity.from_dict(data["judge"]),
                 int(data.get("evidence_sentences", 0)),
                 {lang: Calibration.from_dict(entry) for lang, entry in languages.items()},
                 {lang: str(entry["support_prompt_sha256"]) for lang, entry in languages.items()},

@@ -34,7 +34,7 @@ class JudgeConfig:
     n_gpu_layers: int = 0  # -1 offloads every layer when llama-cpp-python is built with CUDA
     seed: int = 0
     temperature: float = 0.0
-    vote_temperature: float = 0.7  # for independent votes (aspect critique)
+    vote_temperature: float = 0.7  # for sampled votes (Call.vote > 0: benchmarks/critiques.py --calls)
     chat_template: Path | None = None  # Jinja file, for GGUF files that carry no chat template
     # llama.cpp's repacked CPU weight layouts; off only where they crash (see judge_check)
     weight_repacking: bool = True

@@ -1,56 +1,60 @@
-"""Aspect critique: a yes/no judgement of the response against a named criterion, by majority vote."""
+"""Aspect critique: does the response meet a named criterion? The judge's P(yes) against a threshold."""
 
 from __future__ import annotations
 
 from localeval.data.samples import Sample
 from localeval.metrics.base import METRICS, Metric, MetricProgram, Score
 from localeval.metrics.options import MetricOptions
-from localeval.metrics.scoring import majority
 from localeval.steps import Call
+from localeval.steps.verdicts import CritiqueAnswer
 
 PREFIX = "aspect_critique:"
-BUILT_IN_CRITERIA = ("harmfulness", "maliciousness", "coherence", "correctness", "conciseness")
+# The optional fields each built-in criterion reads. Shown the contexts, a small judge checks the response against
+# them whatever it was asked, and calls a wrong answer harmful; only correctness is about the contexts.
+BUILT_IN_CRITERIA: dict[str, tuple[str, ...]] = {
+    "harmfulness": ("user_input",),
+    "maliciousness": ("user_input",),
+    "coherence": ("user_input",),
+    "correctness": ("user_input", "retrieved_contexts"),
+    "conciseness": ("user_input",),
+}
+USER_CRITERION_READS = ("user_input", "retrieved_contexts")
 
 
-def critique_metric(criterion: str) -> Metric:
-    """The metric `aspect_critique:<criterion>`; the definition is looked up per sample language."""
+def critique_metric(criterion: str, reads: tuple[str, ...] = USER_CRITERION_READS) -> Metric:
+    """The metric `aspect_critique:<criterion>`; the definition and threshold are looked up per sample language."""
 
     def compute(sample: Sample, options: MetricOptions) -> MetricProgram:
         definition = options.criterion(criterion)
-        # Votes 1..n each get their own seed at the vote temperature, so they are real independent samples;
-        # a vote's verdict is the judge's likelier answer after the reason it drew (CritiqueAnswer.verdict).
-        votes = yield [
-            Call.of(
-                "critique",
-                vote=vote,
-                criterion=definition,
-                user_input=sample.user_input or "",
-                retrieved_contexts=list(sample.retrieved_contexts or ()),
-                response=sample.text("response"),
-            )
-            for vote in range(1, options.strictness + 1)
-        ]
-        verdicts = [v.verdict for v in votes]
+        contexts = sample.retrieved_contexts if "retrieved_contexts" in reads else None
+        # One greedy call: sampled votes averaged with it ranked no better (docs/validation.md, "Critiques").
+        answer: CritiqueAnswer = yield Call.of(
+            "critique",
+            criterion=definition,
+            user_input=sample.user_input or "",
+            retrieved_contexts=list(contexts or ()),
+            response=sample.text("response"),
+        )
+        threshold = options.critique_threshold(criterion)
         return Score(
-            float(majority(verdicts)),
-            evidence={"criterion": definition, "votes": [{"verdict": v.verdict, "reason": v.reason} for v in votes]},
+            float(answer.p >= threshold),
+            evidence={
+                "criterion": definition,
+                "p_yes": answer.p,
+                "threshold": threshold,
+                "answer": answer.answer,
+                "reason": answer.reason,
+            },
         )
 
     description = (
-        f"1 when most of `strictness` votes (independent seeds, temperature > 0) say the response "
-        f"meets the criterion '{criterion}', else 0."
+        f"1 when the judge's P(yes) that the response meets the criterion '{criterion}' reaches its threshold "
+        "(fitted for this judge and the sample's language, or 0.5), else 0."
     )
     return Metric(
-        f"{PREFIX}{criterion}",
-        ("response",),
-        ("critique",),
-        ("judge",),
-        (0.0, 1.0),
-        description,
-        compute,
-        optional=("user_input", "retrieved_contexts"),
+        f"{PREFIX}{criterion}", ("response",), ("critique",), ("judge",), (0.0, 1.0), description, compute, reads
     )
 
 
-for _name in BUILT_IN_CRITERIA:
-    METRICS[f"{PREFIX}{_name}"] = critique_metric(_name)
+for _name, _reads in BUILT_IN_CRITERIA.items():
+    METRICS[f"{PREFIX}{_name}"] = critique_metric(_name, _reads)

@@ -70,13 +70,6 @@ def apply_threshold(value: float, threshold: float | None) -> float:
     return 1.0 if value >= threshold else 0.0
 
 
-def majority(votes: Sequence[int]) -> int:
-    """The verdict most votes agree on (1 or 0); strictness is odd, so there is no tie."""
-    if not votes:
-        raise ValueError("no votes")
-    return 1 if 2 * sum(votes) > len(votes) else 0
-
-
 def mean(values: Iterable[float]) -> float:
     values = list(values)
     return sum(values) / len(values) if values else math.nan

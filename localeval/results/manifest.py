@@ -113,6 +113,8 @@ class RunManifest:
     prompts: dict[str, PromptRecord]  # by "lang/step"
     versions: dict[str, str | None]
     calibration: dict[str, dict[str, Any]] | None = None  # by language; None when the run had no judge steps
+    # lang -> criterion -> fitted threshold, where one matched the judge; None when the run had no critique
+    critique_thresholds: dict[str, dict[str, float]] | None = None
     languages: dict[str, int] = field(default_factory=dict)  # samples per language
     fingerprint: str | None = None  # decides which samples an earlier run into the folder can give back
     encoders: dict[str, Any] | None = None
@@ -133,6 +135,8 @@ class RunManifest:
         }
         if self.calibration is not None:
             data["calibration"] = self.calibration
+        if self.critique_thresholds is not None:
+            data["critique_thresholds"] = self.critique_thresholds
         data["languages"] = self.languages
         if self.fingerprint is not None:
             data[FINGERPRINT_KEY] = self.fingerprint
@@ -155,6 +159,7 @@ class RunManifest:
             prompts={name: PromptRecord(**prompt) for name, prompt in (data.get("prompts") or {}).items()},
             versions=dict(data.get("versions") or {}),
             calibration=data.get("calibration"),
+            critique_thresholds=data.get("critique_thresholds"),
             languages=dict(data.get("languages") or {}),
             fingerprint=data.get(FINGERPRINT_KEY),
             encoders=data.get("encoders"),

@@ -90,8 +90,8 @@ def run_evaluation(
             resolved.entry.name,
             resolved.entry.description,
         )
-    identity = None  # which calibrations apply: only runs that judge statement support need to know
-    if any("statement_support" in metric.steps for metric in metrics):
+    identity = None  # which calibrations and thresholds apply: only runs with steps that have them need to know
+    if any(step in ("statement_support", "critique") for metric in metrics for step in metric.steps):
         identity = (
             judge.identity_of()
             if judge is not None
@@ -199,6 +199,9 @@ def _run(
     )
     if prepared.calibrations is not None:
         manifest.calibration = {lang: chosen.manifest() for lang, chosen in prepared.calibrations.languages.items()}
+    if "critique" in prepared.steps:
+        fitted = prepared.metric_options.critique_thresholds
+        manifest.critique_thresholds = {lang: dict(by_name) for lang, by_name in fitted.items()}
     manifest.languages = dict(Counter(prepared.lang_of.values()))
     manifest.fingerprint = fingerprint(fingerprint_settings(manifest, options, prepared.definitions))
     tally = Tally([metric.name for metric in metrics])

@@ -18,6 +18,7 @@ from localeval.grounding.calibration import (
     choose_calibrations,
 )
 from localeval.metrics import Metric
+from localeval.metrics.critique_thresholds import choose_thresholds
 from localeval.metrics.options import MetricOptions
 from localeval.metrics.selection import (
     MetricChoice,
@@ -77,7 +78,7 @@ def prepare(
     options: EvaluationOptions, dataset: Dataset, metrics: list[Metric], judge: JudgeIdentity | None = None
 ) -> Prepared:
     """Languages detected once per sample, every prompt file the run needs loaded (a broken one fails now), and
-    each language's calibration for `judge`."""
+    each language's calibration and critique thresholds for `judge`."""
     prompts = PromptLibrary(options.prompts_dir)
     lang_of = {sample.id: sample_language(sample, options.lang) for sample in dataset}
     used_langs = sorted(set(lang_of.values()))
@@ -93,11 +94,19 @@ def prepare(
         )
         for message in calibrations.warnings + [calibrations.notice] * bool(calibrations.notice):
             log.warning(message)
+    thresholds = {}
+    if "critique" in steps:
+        thresholds = choose_thresholds(
+            judge,
+            {lang: prompts.get("critique", lang).sha256 for lang in used_langs},
+            {lang: d.criteria for lang, d in definitions.items()},
+        )
     metric_options = replace(
         options.metric_options,
         criteria={lang: d.criteria for lang, d in definitions.items()},
         rubrics={lang: d.rubrics for lang, d in definitions.items()},
         calibrations=calibrations.calibrations() if calibrations else {},
+        critique_thresholds=thresholds,
     )
     return Prepared(prompts, lang_of, used_langs, steps, definitions, calibrations, metric_options)
 

@@ -93,7 +93,7 @@ class Step:
 class Call:
     """A request, made by a metric, to run one step on given inputs.
 
-    `vote` distinguishes independent samples of the same step (aspect critique's strictness):
+    `vote` distinguishes independent samples of the same step (benchmarks/critiques.py draws them):
     vote 0 is greedy decoding; other votes use their own seed at the configured vote temperature.
     """
 

@@ -68,18 +68,13 @@ class CritiqueAnswer(BaseModel):
     probability: SkipJsonSchema[float | None] = None
 
     @property
-    def verdict(self) -> int:
-        """The judge's likelier answer after its reason, else the answer it wrote.
+    def p(self) -> float:
+        """P(yes): the judge's own probability at the answer token where known, else the answer it wrote.
 
-        A vote draws its reason at the vote temperature, which is what makes votes independent; the answer
-        that follows is then the judge's argmax, not a second draw. On benchmarks/injection.py (1.5B judge)
-        the drawn answer was the less likely one in 57 of 594 votes (en 3, ja 41, zh 13 of 198), often
-        against its own reason ("may harm the baby", then "no"), and any edit of the response, harmless or
-        not, re-rolled those draws.
+        Read as a probability, not as the drawn word: on benchmarks/injection.py (1.5B judge) a vote drawn at
+        the vote temperature wrote the less likely answer in 57 of 594 votes, often against its own reason.
         """
-        if self.probability is not None:
-            return int(self.probability >= 0.5)
-        return 1 if self.answer == "yes" else 0
+        return self.probability if self.probability is not None else float(self.answer == "yes")
 
 
 CRITIQUE = Step(

@@ -8,7 +8,7 @@ from conftest import EXAMPLE_DATA, write_jsonl
 
 from localeval.cli import main
 
-# faithfulness decodes greedily; aspect_critique's votes sample at the vote temperature with their own seeds.
+# Both decode greedily: faithfulness's statements and verdicts, and aspect_critique's one call.
 METRICS = "faithfulness,aspect_critique:coherence"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -102,3 +103,13 @@ def test_describe_gives_each_languages_status_then_its_figures(shelf):
         "en validated: AUROC 0.95 (0.91–1.00), floor 0.74; ja not above its floor: AUROC 0.60 (0.50–0.65), "
         "floor 0.80; zh not measured"
     )
+
+
+def test_a_missed_target_keeps_a_metric_out_whatever_its_agreement(shelf):
+    """A critique that ranks harm well but cannot flag it without flagging ordinary answers too is no use."""
+    missed = "flags 40% of harmful answers at the threshold that flags at most 5% of the others (target 80%)"
+    found = dataclasses.replace(card("aspect_critique:harmfulness", "en", 0.95, 0.91, 0.6), missed_target=missed)
+    assert not found.validated and found.status == missed
+    shelf(found)
+    assert cards()[("aspect_critique:harmfulness", "en")] == found
+    assert validation_mark("aspect_critique:harmfulness", ["en"]) == f"no: {missed}"

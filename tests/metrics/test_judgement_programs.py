@@ -24,19 +24,17 @@ CRITERIA = MetricOptions(criteria={"en": {"politeness": POLITE}}, lang="en")
 RUBRICS = {"en": {"reference_free": "RF rubric", "with_reference": "WR rubric"}}
 
 
-def answers(*flags: int) -> list[CritiqueAnswer]:
-    """Critique votes: 1 is "yes", 0 is "no"."""
-    return [CritiqueAnswer(reason=f"v{i}", answer="yes" if flag else "no") for i, flag in enumerate(flags, start=1)]
+def critique_answer(p_yes: float | None, answer: str = "yes") -> CritiqueAnswer:
+    return CritiqueAnswer(reason="Polite enough.", answer=answer, probability=p_yes)
 
 
 # --- aspect critique ---------------------------------------------------------------------------
 
 
-def critique_call(vote: int, user_input: str = QUESTION, contexts: tuple[str, ...] = ("Paris has it.",)) -> Call:
+def critique_call(user_input: str = QUESTION, contexts: tuple[str, ...] = ("Paris has it.",)) -> Call:
     return Call(
         "critique",
         (("criterion", POLITE), ("response", RESPONSE), ("retrieved_contexts", contexts), ("user_input", user_input)),
-        vote,
     )
 
 
@@ -52,28 +50,46 @@ def test_critique_declaration():
     assert "aspect_critique:politeness" not in METRICS
 
 
-@pytest.mark.parametrize(("flags", "expected"), [((1, 0, 1), 1.0), ((0, 0, 1), 0.0), ((0, 0, 0), 0.0)])
-def test_critique_three_votes_majority(flags, expected):
+@pytest.mark.parametrize(
+    ("p_yes", "answer", "thresholds", "expected"),
+    [
+        (0.7, "no", {}, 1.0),  # the judge's P, not the word it wrote: 0.7 reaches the default 0.5
+        (0.5, "yes", {}, 1.0),
+        (0.4, "yes", {}, 0.0),
+        (0.9, "yes", {"en": {"politeness": 0.95}}, 0.0),  # a threshold fitted for this judge in English
+        (0.96, "yes", {"en": {"politeness": 0.95}}, 1.0),
+        (0.9, "yes", {"ja": {"politeness": 0.95}}, 1.0),  # fitted for another language: the default
+        (None, "yes", {"en": {"politeness": 0.95}}, 1.0),  # no probability: the written answer
+    ],
+)
+def test_critique_flags_where_p_yes_reaches_the_languages_threshold(p_yes, answer, thresholds, expected):
     sample = Sample("q1", 1, user_input=QUESTION, response=RESPONSE, retrieved_contexts=("Paris has it.",))
-    program = critique_metric("politeness").compute(sample, CRITERIA)
-    assert next(program) == [critique_call(1), critique_call(2), critique_call(3)]
-    score = finish(program, answers(*flags))
+    options = MetricOptions(criteria=CRITERIA.criteria, critique_thresholds=thresholds, lang="en")
+    program = critique_metric("politeness").compute(sample, options)
+    assert next(program) == critique_call()  # one greedy call, whatever --strictness says
+    score = finish(program, critique_answer(p_yes, answer))
+    threshold = thresholds.get("en", {}).get("politeness", 0.5)
+    p = 1.0 if p_yes is None else p_yes
     assert view(score) == (
         expected,
         None,
-        {"criterion": POLITE, "votes": [{"verdict": flag, "reason": f"v{i}"} for i, flag in enumerate(flags, start=1)]},
+        {"criterion": POLITE, "p_yes": p, "threshold": threshold, "answer": answer, "reason": "Polite enough."},
     )
 
 
-def test_critique_strictness_five_without_question_or_contexts():
-    options = MetricOptions(criteria=CRITERIA.criteria, strictness=5)
-    program = critique_metric("politeness").compute(Sample("q1", 1, response=RESPONSE), options)
-    calls = next(program)
-    assert calls == [critique_call(vote, user_input="", contexts=()) for vote in (1, 2, 3, 4, 5)]
-    assert finish(program, answers(1, 1, 0, 0, 0)).value == 0.0  # 2 of 5
-    program = critique_metric("politeness").compute(Sample("q1", 1, response=RESPONSE), options)
-    next(program)
-    assert finish(program, answers(1, 0, 1, 0, 1)).value == 1.0  # 3 of 5
+def test_built_in_criteria_other_than_correctness_are_judged_without_the_contexts():
+    """Shown the contexts, the 1.5B judge checked the answer against them and called a wrong answer harmful."""
+    sample = Sample("q1", 1, user_input=QUESTION, response=RESPONSE, retrieved_contexts=("Paris has it.",))
+    options = MetricOptions(criteria={"en": {"harmfulness": POLITE, "correctness": POLITE}}, lang="en")
+    assert next(METRICS["aspect_critique:harmfulness"].compute(sample, options)) == critique_call(contexts=())
+    assert next(METRICS["aspect_critique:correctness"].compute(sample, options)) == critique_call()
+    assert "retrieved_contexts" not in METRICS["aspect_critique:harmfulness"].reads
+
+
+def test_critique_without_question_or_contexts():
+    program = critique_metric("politeness").compute(Sample("q1", 1, response=RESPONSE), CRITERIA)
+    assert next(program) == critique_call(user_input="", contexts=())
+    assert finish(program, critique_answer(0.2, "no")).value == 0.0
 
 
 @pytest.mark.parametrize(("name", "lang"), [("rudeness", "en"), ("politeness", "ja")])

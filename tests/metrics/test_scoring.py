@@ -15,7 +15,6 @@ from localeval.metrics.scoring import (
     f_beta,
     f_beta_of,
     fraction,
-    majority,
     noise_shares,
     unit_interval,
     weighted_mean,
@@ -65,12 +64,11 @@ def test_f_beta_hand_computed():
     assert math.isnan(f_beta(0, 0, 0))
 
 
-def test_weighted_mean_threshold_and_majority():
+def test_weighted_mean_and_threshold():
     assert weighted_mean([1.0, 0.5], [0.75, 0.25]) == 0.875
     assert math.isnan(weighted_mean([math.nan, 0.5], [0.75, 0.25]))
     assert apply_threshold(0.7, 0.5) == 1.0 and apply_threshold(0.4, 0.5) == 0.0 and apply_threshold(0.5, 0.5) == 1.0
     assert apply_threshold(0.4, None) == 0.4 and math.isnan(apply_threshold(math.nan, 0.5))
-    assert majority([1, 0, 1]) == 1 and majority([0, 0, 1]) == 0 and majority([1]) == 1
 
 
 def test_entity_recall_normalises_and_looks_in_the_context_text():
