@@ -110,10 +110,13 @@ def sampled_votes(
     library = PromptLibrary(prompts)
     cache = CallCache(folder / "results" / "judge_calls.jsonl")
     executor = StepExecutor(loaded.judge, loaded.identity, library, config, cache)
+    langs = sorted({row["lang"] for row in rows})
+    definitions = {
+        lang: d.criteria[criterion] for lang, d in criteria.by_language(library, langs, Definitions()).items()
+    }
     found = []
     for row in rows:
-        lang = row["lang"]
-        definition = criteria.by_language(library, [lang], Definitions())[lang].criteria[criterion]
+        lang, definition = row["lang"], definitions[row["lang"]]
         votes = []
         for vote in range(1, calls):
             call = Call.of(
