@@ -5,7 +5,9 @@
     .venv/bin/python benchmarks/metaeval.py wikieval [--out DIR] [--floor-only] [--aspects faithfulness,...]
     .venv/bin/python benchmarks/metaeval.py wikiqa [--limit N] [--out DIR] [--floor-only] [--metrics answer_relevancy,...]
     .venv/bin/python benchmarks/metaeval.py wikiqa --sentences [--limit N] [--out DIR]
-    .venv/bin/python benchmarks/metaeval.py cards [--judge NAME] [--out DIR]
+    .venv/bin/python benchmarks/metaeval.py ragchecker [--limit N] [--out DIR] [--floor-only]
+    .venv/bin/python benchmarks/metaeval.py summeval [--limit N] [--out DIR]
+    .venv/bin/python benchmarks/metaeval.py cards [--judge NAME] [--out DIR] [--limit N]
 
 --out keeps each run's results folder (and its judge-call cache) under DIR, so a stopped measurement
 resumes where it stopped and a finished one recomputes its figures without calling the judge again.
@@ -32,16 +34,22 @@ cross-validation on these rows (folds by question, so no question is scored by w
   sentence of the same article (b); the share of pairs with a > b (a tie counts half). With --sentences,
   each sentence as a one-sentence context for sentence_relevance (context_relevancy's step): the AUROC of
   the judge's mark, its P, the code signals, and their cross-validated combination.
+- ragchecker: answer_correctness and factual_correctness on RAGChecker's pairs (two systems' answers to one
+  question; the one the annotators found more correct should score higher), beside ROUGE-L against the
+  reference (the floor) and answer_similarity (the embedder alone). Ties are left out; --limit N takes N pairs.
+- summeval: aspect_critique:coherence on SummEval's dev summaries that the experts rated clearly coherent or
+  clearly not: AUROC by document beside the summary's length and ROUGE-L. --limit N: N of each group.
 - cards: writes its cards into localeval/metrics/cards.json (benchmarks/critiques.py writes the critiques'),
   each metric's agreement per language beside its floor on the same rows, which decides the default suite.
   Faithfulness and grounding_coverage come from the judge's shipped calibration file (per labelled set,
   cross-validated; `localeval calibrate`, see docs/validation.md); the pairwise ones are measured here
-  (WikiQA, WikiEval), resuming from --out.
+  (WikiQA, WikiEval, RAGChecker, SummEval), resuming from --out; --limit N: RAGChecker's first N pairs.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import tempfile
@@ -64,7 +72,7 @@ from localeval.metrics.scoring import auroc
 from localeval.models import load_registry, resolve_judge
 from localeval.models.encoders import load_embedder
 from localeval.results.agreement import calibrate, labelled_row
-from localeval.results.bootstrap import mean_interval
+from localeval.results.bootstrap import auroc_intervals, mean_interval
 from localeval.run.evaluation import run_evaluation
 from localeval.run.options import EvaluationOptions
 from localeval.run.progress import RunProgress
@@ -85,27 +93,43 @@ def score_rows(
     evidence_sentences: int = 0,
 ) -> list[dict]:
     """One metric per row (same order), through the normal evaluation path."""
-    fields = ("id", "user_input", "response", "retrieved_contexts")
+    scored = score_metrics(
+        rows, judge, out, f"{name}-{metric}", (metric,), MetricOptions(evidence_sentences=evidence_sentences)
+    )
+    return [row[metric] for row in scored]
+
+
+def score_metrics(
+    rows: list[dict],
+    judge: str | None,
+    out: Path | None,
+    folder_name: str,
+    metrics: tuple[str, ...],
+    options: MetricOptions,
+) -> list[dict[str, dict]]:
+    """Several metrics per row in one run, so they share its judge calls: {metric: {score, reason, evidence}}."""
+    fields = dict.fromkeys(
+        ("id", "user_input", "response", "retrieved_contexts", *(f for m in metrics for f in METRICS[m].reads))
+    )
     with tempfile.TemporaryDirectory() as scratch:
-        folder = out / f"{name}-{metric}" if out else Path(scratch)
+        folder = out / folder_name if out else Path(scratch)
         folder.mkdir(parents=True, exist_ok=True)
         data = folder / "data.jsonl"
         data.write_text(
-            "".join(json.dumps({k: row[k] for k in fields}, ensure_ascii=False) + "\n" for row in rows),
+            "".join(json.dumps({k: row[k] for k in fields if k in row}, ensure_ascii=False) + "\n" for row in rows),
             encoding="utf-8",
         )
-        options = EvaluationOptions(
-            data=data,
-            out=folder / "results",
-            metrics=(metric,),
-            judge=judge,
-            metric_options=MetricOptions(evidence_sentences=evidence_sentences),
+        evaluation = EvaluationOptions(
+            data=data, out=folder / "results", metrics=metrics, judge=judge, metric_options=options
         )
-        result = run_evaluation(options, read_dataset(data), [METRICS[metric]], progress=_progress)
+        result = run_evaluation(evaluation, read_dataset(data), [METRICS[m] for m in metrics], progress=_progress)
         usage = result.usage()
-        print(f"{metric}: {len(rows)} rows; judge {usage.calls} calls, {usage.seconds:.0f} s", flush=True)
+        print(f"{', '.join(metrics)}: {len(rows)} rows; judge {usage.calls} calls, {usage.seconds:.0f} s", flush=True)
         return [
-            {"score": s.scores[metric].value, "reason": s.scores[metric].reason, "evidence": s.scores[metric].evidence}
+            {
+                m: {"score": s.scores[m].value, "reason": s.scores[m].reason, "evidence": s.scores[m].evidence}
+                for m in metrics
+            }
             for s in result.samples
         ]
 
@@ -395,6 +419,176 @@ def wikiqa_sentences(limit: int | None, judge: str | None, out: Path | None) -> 
         print(f"  {' + '.join(names):<32} {auroc(scores, relevant):.3f} (logistic, {FOLDS}-fold by pair)")
 
 
+# answer_correctness and factual_correctness share their calls; the no-judge signals ride along on the same rows.
+RAGCHECKER_METRICS = ("answer_correctness", "factual_correctness")
+RAGCHECKER_FLOORS = ("rouge_l", "answer_similarity")
+RAGCHECKER_CHUNK = 10  # pairs per run: a stopped measurement keeps every chunk it finished
+
+
+def ragchecker_pairs(limit: int | None) -> list[dict]:
+    """The dev pairs whose annotators, on average, prefer one response's correctness; the preferred one as a.
+
+    In sha256 order of the row id, a fixed shuffle, so that --limit N takes a random N and a stopped run's
+    finished chunks are one too. Ties (the two annotators cancel or both say equal: 30 of 112) are left out.
+    """
+    rows = [r for r in _read("ragchecker_dev.jsonl") if r["label"]["preferred_by_aspect"]["correctness"] != "tie"]
+    rows.sort(key=lambda r: hashlib.sha256(r["id"].encode()).hexdigest())
+    pairs = []
+    for row in rows[: limit or None]:
+        preferred = row["label"]["preferred_by_aspect"]["correctness"]
+        other = "b" if preferred == "a" else "a"
+        pairs.append(dict(row, response_a=row[f"response_{preferred}"], response_b=row[f"response_{other}"]))
+    return pairs
+
+
+def ragchecker_scores(
+    pairs: list[dict], judge: str | None, out: Path | None, metrics: tuple[str, ...]
+) -> list[dict[str, dict]]:
+    """Both sides of every pair (preferred first), run by chunks of pairs under --out."""
+    sides = [
+        {
+            "id": f"{r['id']}:{side}",
+            "user_input": r["user_input"],
+            "response": r[f"response_{side}"],
+            "reference": r["reference"],
+        }
+        for r in pairs
+        for side in "ab"
+    ]
+    scored: list[dict[str, dict]] = []
+    for start in range(0, len(sides), 2 * RAGCHECKER_CHUNK):
+        folder = f"ragchecker-{'-'.join(metrics)}-{start // 2:03d}"
+        scored += score_metrics(
+            sides[start : start + 2 * RAGCHECKER_CHUNK], judge, out, folder, metrics, MetricOptions()
+        )
+    return scored
+
+
+def ragchecker(limit: int | None, judge: str | None, out: Path | None, floor_only: bool) -> None:
+    """Answer correctness on RAGChecker's labelled pairs: does the response people found more correct score higher?
+
+    Beside it, on the same pairs, ROUGE-L against the reference (the floor: no model) and answer_similarity
+    (the embedder alone, no judge): what the judge's calls must beat to be worth them.
+    """
+    pairs = ragchecker_pairs(limit)
+    print(f"RAGChecker dev, correctness: {len(pairs)} pairs with a preferred side", flush=True)
+    metrics = RAGCHECKER_FLOORS if floor_only else (*RAGCHECKER_METRICS, *RAGCHECKER_FLOORS)
+    scored = ragchecker_scores(pairs, judge, out, metrics)
+    for metric in metrics:
+        nans = sum(math.isnan(row[metric]["score"]) for row in scored)
+        print(f"  {metric:<22} pairs won {_ragchecker_won(scored, metric)}  ({nans} NaN, scored 0)", flush=True)
+
+
+def ragchecker_cards(judge: str | None, name: str, out: Path | None, limit: int | None) -> list[Card]:
+    """answer_correctness and factual_correctness (the judge), answer_similarity (the embedder), beside ROUGE-L."""
+    pairs = ragchecker_pairs(limit)
+    scored = ragchecker_scores(pairs, judge, out, (*RAGCHECKER_METRICS, *RAGCHECKER_FLOORS))
+    floor = _ragchecker_won(scored, "rouge_l")
+    data = (
+        f"RAGChecker dev ({len(pairs)} pairs): two RAG systems' answers to one question, the one the annotators "
+        "found more correct against the other"
+    )
+    return [
+        Card(
+            metric,
+            "en",
+            "pairs won",
+            _ragchecker_won(scored, metric),
+            floor,
+            "ROUGE-L against the reference",
+            len(pairs),
+            data,
+            name if metric in RAGCHECKER_METRICS else None,
+            "benchmarks/metaeval.py cards --out DIR",
+        )
+        for metric in (*RAGCHECKER_METRICS, "answer_similarity")
+    ]
+
+
+def _ragchecker_won(scored: list[dict[str, dict]], metric: str) -> Figure:
+    """Pairs won, an empty response's NaN scoring 0: 4 of the dev responses are empty, all on the worse side."""
+    return _pairs_won([0.0 if math.isnan(v := row[metric]["score"]) else v for row in scored])
+
+
+SUMMEVAL = Path(__file__).resolve().parent / "data" / "summeval"
+# Expert mean coherence (1-5, three experts) at or above GOOD: coherent; at or below POOR: not; the rows between
+# are left out, where the experts themselves differ by a point or two.
+GOOD, POOR = 4.0, 2.0
+
+
+def summeval_rows(split: str, per_group: int | None) -> list[dict]:
+    """The split's summaries rated clearly coherent or clearly not, in file order: of each group the first `per_group`."""
+    rows = [
+        json.loads(line) for line in (SUMMEVAL / f"summeval_{split}.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
+    taken: dict[bool, int] = {True: 0, False: 0}
+    kept = []
+    for row in rows:
+        mean = row["label"]["mean"]["coherence"]
+        if POOR < mean < GOOD or (per_group is not None and taken[mean >= GOOD] >= per_group):
+            continue
+        taken[mean >= GOOD] += 1
+        kept.append(row)
+    return kept
+
+
+def summeval_coherence(judge: str | None, out: Path | None, per_group: int | None) -> tuple[list[dict], dict]:
+    """aspect_critique:coherence's P(yes) on each summary, AUROC for coherent against not, beside the floors.
+
+    The floors are the summary's length and its ROUGE-L against the reference, each in whichever direction ranks
+    better on these rows (a floor allowed to pick its sign: the judge must beat the better rule).
+    """
+    rows = summeval_rows("dev", per_group)
+    metric = "aspect_critique:coherence"
+    scored = score_metrics(rows, judge, out, f"summeval-{per_group or 'all'}", (metric, "rouge_l"), MetricOptions())
+    coherent = [r["label"]["mean"]["coherence"] >= GOOD for r in rows]
+    signals = {
+        "P(yes)": [float((s[metric]["evidence"] or {}).get("p_yes", math.nan)) for s in scored],
+        "length": [float(len(r["response"])) for r in rows],
+        "ROUGE-L": [s["rouge_l"]["score"] for s in scored],
+    }
+    for name in ("length", "ROUGE-L"):
+        if auroc(signals[name], coherent) < 0.5:
+            signals[name] = [-v for v in signals[name]]
+    figures = auroc_intervals(signals, coherent, [r["doc_id"] for r in rows])
+    print(f"SummEval dev coherence: {len(rows)} summaries ({sum(coherent)} coherent), AUROC by document:")
+    for name, figure in figures.items():
+        print(f"  {name:<8} {figure}")
+    # Two of the 12 systems write cased text and are rated the most coherent: a judge could read case, not order.
+    lower = [i for i, r in enumerate(rows) if r["response"] == r["response"].lower()]
+    print(
+        f"  P(yes) on the {len(lower)} lower-cased summaries alone: "
+        f"{auroc([signals['P(yes)'][i] for i in lower], [coherent[i] for i in lower]):.3f}"
+    )
+    return rows, figures
+
+
+def summeval_cards(judge: str | None, name: str, out: Path | None) -> list[Card]:
+    rows, figures = summeval_coherence(judge, out, None)
+    data = (
+        f"SummEval dev ({len(rows)} CNN/DailyMail summaries by 12 abstractive systems, three experts): "
+        f"coherent (mean >= {GOOD:g}) against not (<= {POOR:g})"
+    )
+    names = {"length": "the summary's length", "ROUGE-L": "ROUGE-L against the reference"}
+    floor = max(names, key=lambda f: figures[f].auroc)
+    other = next(n for n in names if n != floor)
+    floor_name = f"{names[floor]} (better than {names[other]}; either sign)"
+    return [
+        Card(
+            "aspect_critique:coherence",
+            "en",
+            "AUROC",
+            _figure(figures["P(yes)"].as_dict()),
+            _figure(figures[floor].as_dict()),
+            floor_name,
+            len(rows),
+            data,
+            name,
+            "benchmarks/metaeval.py cards --out DIR",
+        )
+    ]
+
+
 def _logit(p: float) -> float:
     p = min(max(p, 1e-4), 1 - 1e-4)
     return math.log(p / (1 - p))
@@ -445,10 +639,17 @@ FAITHFULNESS_SETS = {
 CALIBRATE_COMMAND = "localeval calibrate (the dev sets of docs/validation.md), then benchmarks/metaeval.py cards"
 
 
-def cards(judge: str | None, out: Path | None) -> None:
+def cards(judge: str | None, out: Path | None, ragchecker_limit: int | None) -> None:
     """Every card this benchmark can measure, written to the package's cards file."""
     name = judge or load_registry().default_judge
-    update_cards([*faithfulness_cards(name), *pairwise_cards(judge, name, out)])
+    update_cards(
+        [
+            *faithfulness_cards(name),
+            *pairwise_cards(judge, name, out),
+            *ragchecker_cards(judge, name, out, ragchecker_limit),
+            *summeval_cards(judge, name, out),
+        ]
+    )
     print(markdown_table())
 
 
@@ -574,7 +775,9 @@ def _read(name: str) -> list[dict]:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("dataset", choices=["jhars", "uhgeval", "wikieval", "wikiqa", "cards"])
+    parser.add_argument(
+        "dataset", choices=["jhars", "uhgeval", "wikieval", "wikiqa", "ragchecker", "summeval", "cards"]
+    )
     limits = parser.add_mutually_exclusive_group()
     limits.add_argument("--limit", type=int)
     limits.add_argument("--first", type=int, help="jhars: the first N rows in file order")
@@ -599,11 +802,15 @@ def main() -> None:
     )
     args = parser.parse_args()
     if args.dataset == "cards":
-        cards(args.judge, args.out)
+        cards(args.judge, args.out, args.limit)
     elif args.dataset == "jhars":
         jhars(args.limit, args.judge, args.out, args.floor_only, args.evidence_sentences, args.first)
     elif args.dataset == "uhgeval":
         uhgeval(args.limit, args.judge, args.out, args.floor_only, args.evidence_sentences)
+    elif args.dataset == "summeval":
+        summeval_coherence(args.judge, args.out, args.limit)
+    elif args.dataset == "ragchecker":
+        ragchecker(args.limit, args.judge, args.out, args.floor_only)
     elif args.dataset == "wikiqa" and args.sentences:
         wikiqa_sentences(args.limit, args.judge, args.out)
     elif args.dataset == "wikiqa":

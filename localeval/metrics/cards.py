@@ -14,6 +14,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from localeval.metrics.base import METRICS
+from localeval.steps.prompts import LANGUAGES
+
 CARDS_FILE = Path(__file__).resolve().parent / "cards.json"
 # A metric that is itself a rule with no model has no floor to beat; its interval's low end must reach this
 # instead: the lowest agreement the Ragas paper reports for its own metrics with GPT-3.5 (context relevance 0.70).
@@ -176,7 +179,19 @@ def markdown_table() -> str:
             f"| `{card.metric}` | {card.lang} | {card.measure} {card.agreement} | {floor} | {card.rows} | {card.data} "
             f"| {card.judge or 'none'} | {validated} |"
         )
+    for metric, langs in unmeasured():
+        lines.append(f"| `{metric}` | {', '.join(langs)} | not measured | | | | | no: not measured |")
     return "\n".join(lines)
+
+
+def unmeasured() -> list[tuple[str, list[str]]]:
+    """Each metric that calls the judge, with the languages where it has no card: what the table must not hide."""
+    missing = [
+        (name, [lang for lang in LANGUAGES if card_for(name, lang) is None])
+        for name, declared in sorted(METRICS.items())
+        if "judge" in declared.models
+    ]
+    return [(name, langs) for name, langs in missing if langs]
 
 
 def update_cards(found: Iterable[Card]) -> None:

@@ -14,8 +14,10 @@ from localeval.metrics.cards import (
     Figure,
     cards,
     describe,
+    markdown_table,
     measured_with_other_judges,
     status,
+    unmeasured,
     validated_in,
     validation_mark,
 )
@@ -113,3 +115,12 @@ def test_a_missed_target_keeps_a_metric_out_whatever_its_agreement(shelf):
     shelf(found)
     assert cards()[("aspect_critique:harmfulness", "en")] == found
     assert validation_mark("aspect_critique:harmfulness", ["en"]) == f"no: {missed}"
+
+
+def test_the_table_lists_every_judged_metric_and_language_without_a_card(shelf):
+    shelf(card("faithfulness", "en", 0.95, 0.91, 0.74))
+    missing = dict(unmeasured())
+    assert missing["faithfulness"] == ["ja", "zh"]
+    assert missing["context_recall"] == ["en", "ja", "zh"]
+    assert "rouge_l" not in missing and "grounding_coverage" not in missing  # no judge: not a judged metric
+    assert "| `faithfulness` | ja, zh | not measured |" in markdown_table()
