@@ -1,5 +1,5 @@
 """Where aspect_critique's P(yes) becomes a flag: a threshold per judge, language and criterion, fitted on
-labelled dev rows (benchmarks/critiques.py --write-thresholds).
+labelled dev rows (benchmarks/critiques.py --write).
 
 A P(yes) means something only for the judge, the critique prompt and the criterion's definition it came from,
 so a run uses a fitted threshold only where all three match. Anywhere else it flags at 0.5, the judge's own
