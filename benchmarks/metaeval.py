@@ -7,6 +7,7 @@
     .venv/bin/python benchmarks/metaeval.py wikiqa --sentences [--limit N] [--out DIR]
     .venv/bin/python benchmarks/metaeval.py ragchecker [--limit N] [--out DIR] [--floor-only]
     .venv/bin/python benchmarks/metaeval.py summeval [--limit N] [--out DIR]
+    .venv/bin/python benchmarks/metaeval.py hotpotqa [--out DIR]
     .venv/bin/python benchmarks/metaeval.py cards [--judge NAME] [--out DIR] [--limit N]
 
 --out keeps each run's results folder (and its judge-call cache) under DIR, so a stopped measurement
@@ -39,6 +40,10 @@ cross-validation on these rows (folds by question, so no question is scored by w
   reference (the floor) and answer_similarity (the embedder alone). Ties are left out; --limit N takes N pairs.
 - summeval: aspect_critique:coherence on SummEval's dev summaries that the experts rated clearly coherent or
   clearly not: AUROC by document beside the summary's length and ROUGE-L. --limit N: N of each group.
+- hotpotqa: context_precision and context_recall on HotpotQA's dev questions (benchmarks/data/hotpotqa/), against
+  the paragraphs its question writers marked as holding the supporting facts: AUROC of each paragraph's P(useful)
+  for those against the distractors, and pairs won by the complete support against one with a paragraph swapped
+  for a distractor; the floor is the share of the question's and reference's words found.
 - cards: writes its cards into localeval/metrics/cards.json (benchmarks/critiques.py writes the critiques'),
   each metric's agreement per language beside its floor on the same rows, which decides the default suite.
   Faithfulness and grounding_coverage come from the judge's shipped calibration file (per labelled set,
@@ -422,6 +427,7 @@ def wikiqa_sentences(limit: int | None, judge: str | None, out: Path | None) -> 
 # answer_correctness and factual_correctness share their calls; the no-judge signals ride along on the same rows.
 RAGCHECKER_METRICS = ("answer_correctness", "factual_correctness")
 RAGCHECKER_FLOORS = ("rouge_l", "answer_similarity")
+CORRECTNESS_CRITIQUE = "aspect_critique:correctness"
 RAGCHECKER_CHUNK = 10  # pairs per run: a stopped measurement keeps every chunk it finished
 
 
@@ -477,6 +483,8 @@ def ragchecker(limit: int | None, judge: str | None, out: Path | None, floor_onl
     for metric in metrics:
         nans = sum(math.isnan(row[metric]["score"]) for row in scored)
         print(f"  {metric:<22} pairs won {_ragchecker_won(scored, metric)}  ({nans} NaN, scored 0)", flush=True)
+    if not floor_only:
+        print(f"  {CORRECTNESS_CRITIQUE} P(yes) pairs won {_ragchecker_critique(pairs, judge, out)}", flush=True)
 
 
 def ragchecker_cards(judge: str | None, name: str, out: Path | None, limit: int | None) -> list[Card]:
@@ -488,21 +496,30 @@ def ragchecker_cards(judge: str | None, name: str, out: Path | None, limit: int 
         f"RAGChecker dev ({len(pairs)} pairs): two RAG systems' answers to one question, the one the annotators "
         "found more correct against the other"
     )
+    won = {metric: _ragchecker_won(scored, metric) for metric in (*RAGCHECKER_METRICS, "answer_similarity")}
+    won[CORRECTNESS_CRITIQUE] = _ragchecker_critique(pairs, judge, out)
     return [
         Card(
             metric,
             "en",
             "pairs won",
-            _ragchecker_won(scored, metric),
+            figure,
             floor,
             "ROUGE-L against the reference",
             len(pairs),
             data,
-            name if metric in RAGCHECKER_METRICS else None,
+            None if metric == "answer_similarity" else name,
             "benchmarks/metaeval.py cards --out DIR",
         )
-        for metric in (*RAGCHECKER_METRICS, "answer_similarity")
+        for metric, figure in won.items()
     ]
+
+
+def _ragchecker_critique(pairs: list[dict], judge: str | None, out: Path | None) -> Figure:
+    """The correctness critique's P(yes), without the reference (it reads none): the more correct side should get
+    the higher P. An empty response is not judged and counts 0."""
+    scored = ragchecker_scores(pairs, judge, out, (CORRECTNESS_CRITIQUE,))
+    return _pairs_won([float((row[CORRECTNESS_CRITIQUE]["evidence"] or {}).get("p_yes", 0.0)) for row in scored])
 
 
 def _ragchecker_won(scored: list[dict[str, dict]], metric: str) -> Figure:
@@ -589,6 +606,153 @@ def summeval_cards(judge: str | None, name: str, out: Path | None) -> list[Card]
     ]
 
 
+HOTPOTQA = Path(__file__).resolve().parent / "data" / "hotpotqa"
+HOTPOTQA_FLOOR = "the share of the question's and the reference's words in the"
+
+
+def hotpotqa_rows(split: str) -> list[dict]:
+    return [
+        json.loads(line) for line in (HOTPOTQA / f"hotpotqa_{split}.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
+
+
+def _passage(paragraph: dict) -> str:
+    """A paragraph as a retriever returns it: its title, then its text."""
+    return f"{paragraph['title']}\n{paragraph['text']}"
+
+
+def _asked(row: dict) -> str:
+    return f"{row['user_input']} {row['reference']}"
+
+
+def hotpotqa_precision(judge: str | None, out: Path | None) -> tuple[list[dict], dict]:
+    """context_precision's P(useful) for each of a question's ten paragraphs: AUROC, by question, for the two that
+    hold its supporting facts against the eight distractors retrieved for it, beside the floor on each paragraph.
+
+    context_precision is the average precision of these P over the ranks, so how well P ranks the paragraphs people
+    marked as needed is what its score is worth.
+    """
+    rows = hotpotqa_rows("dev")
+    samples = [
+        {
+            "id": r["id"],
+            "user_input": r["user_input"],
+            "reference": r["reference"],
+            "retrieved_contexts": [_passage(p) for p in r["paragraphs"]],
+        }
+        for r in rows
+    ]
+    scored = score_metrics(samples, judge, out, "hotpotqa-context_precision", ("context_precision",), MetricOptions())
+    paragraphs = [
+        {
+            "question": r["id"],
+            "supporting": p["supporting"],
+            "p": verdict["p"],
+            "floor": coverage(_asked(r), [_passage(p)]),
+            "holds_reference": coverage(r["reference"], [_passage(p)]) == 1.0,
+        }
+        for r, s in zip(rows, scored)
+        for p, verdict in zip(r["paragraphs"], s["context_precision"]["evidence"]["contexts"])
+    ]
+    figures = auroc_intervals(
+        {"P(useful)": [p["p"] for p in paragraphs], "floor": [p["floor"] for p in paragraphs]},
+        [p["supporting"] for p in paragraphs],
+        [p["question"] for p in paragraphs],
+    )
+    print(f"HotpotQA dev: {len(rows)} questions, {len(paragraphs)} paragraphs, AUROC by question:")
+    for name, figure in figures.items():
+        print(f"  {name:<10} {figure}")
+    for holds in (True, False):
+        kind = [p for p in paragraphs if p["supporting"] and p["holds_reference"] == holds]
+        print(
+            f"  supporting paragraphs {'with' if holds else 'without'} the reference's words: {len(kind)}, "
+            f"P >= 0.5 on {sum(p['p'] >= 0.5 for p in kind)}"
+        )
+    others = [p for p in paragraphs if not p["supporting"]]
+    print(f"  distractors: {len(others)}, P >= 0.5 on {sum(p['p'] >= 0.5 for p in others)}")
+    return rows, figures
+
+
+def hotpotqa_recall_pairs(rows: list[dict]) -> list[dict]:
+    """Per question, its two supporting paragraphs (a) against the same with one swapped for a distractor (b).
+
+    People marked both paragraphs as needed, so b should recall less of the reference. The one swapped out is the
+    one without all of the reference's words when only one lacks them (the hop a word match cannot see), else the
+    second; the distractor put in its place is the one holding most of the question's words, the one a lexical
+    retriever would have picked.
+    """
+    pairs = []
+    for row in rows:
+        gold = [p for p in row["paragraphs"] if p["supporting"]]
+        lacking = [p for p in gold if coverage(row["reference"], [_passage(p)]) < 1.0]
+        out = lacking[0] if len(lacking) == 1 else gold[1]
+        distractor = max(
+            (p for p in row["paragraphs"] if not p["supporting"]),
+            key=lambda p: coverage(row["user_input"], [_passage(p)]),
+        )
+        for side, paragraphs in (("a", gold), ("b", [distractor if p is out else p for p in gold])):
+            contexts = [_passage(p) for p in paragraphs]
+            pairs.append(
+                {
+                    "id": f"{row['id']}:{side}",
+                    "user_input": row["user_input"],
+                    "reference": row["reference"],
+                    "retrieved_contexts": contexts,
+                    "floor": coverage(_asked(row), contexts),
+                }
+            )
+    return pairs
+
+
+def hotpotqa_recall(judge: str | None, out: Path | None) -> tuple[list[dict], dict[str, Figure]]:
+    """context_recall on the pairs: the share where the complete support scores higher, beside the floor's."""
+    pairs = hotpotqa_recall_pairs(hotpotqa_rows("dev"))
+    scored = score_metrics(pairs, judge, out, "hotpotqa-context_recall", ("context_recall",), MetricOptions())
+    figures = {
+        "context_recall": _pairs_won([s["context_recall"]["score"] for s in scored]),
+        "floor": _pairs_won([p["floor"] for p in pairs]),
+    }
+    print(f"HotpotQA dev: {len(pairs) // 2} pairs, complete support against one paragraph swapped, pairs won:")
+    for name, figure in figures.items():
+        print(f"  {name:<14} {figure}")
+    return pairs, figures
+
+
+def hotpotqa_cards(judge: str | None, name: str, out: Path | None) -> list[Card]:
+    command = "benchmarks/metaeval.py cards --out DIR"
+    rows, precision = hotpotqa_precision(judge, out)
+    paragraphs = sum(len(r["paragraphs"]) for r in rows)
+    pairs, recall = hotpotqa_recall(judge, out)
+    return [
+        Card(
+            "context_precision",
+            "en",
+            "AUROC",
+            _figure(precision["P(useful)"].as_dict()),
+            _figure(precision["floor"].as_dict()),
+            f"{HOTPOTQA_FLOOR} paragraph",
+            paragraphs,
+            f"HotpotQA dev ({len(rows)} questions, {paragraphs} paragraphs): the 2 paragraphs the question's writers "
+            "marked as holding its supporting facts against the 8 distractors retrieved for it",
+            name,
+            command,
+        ),
+        Card(
+            "context_recall",
+            "en",
+            "pairs won",
+            recall["context_recall"],
+            recall["floor"],
+            f"{HOTPOTQA_FLOOR} contexts",
+            len(pairs) // 2,
+            f"HotpotQA dev ({len(pairs) // 2} pairs): a question's 2 supporting paragraphs against the same with one "
+            "swapped for the distractor sharing most of its words",
+            name,
+            command,
+        ),
+    ]
+
+
 def _logit(p: float) -> float:
     p = min(max(p, 1e-4), 1 - 1e-4)
     return math.log(p / (1 - p))
@@ -648,6 +812,7 @@ def cards(judge: str | None, out: Path | None, ragchecker_limit: int | None) -> 
             *pairwise_cards(judge, name, out),
             *ragchecker_cards(judge, name, out, ragchecker_limit),
             *summeval_cards(judge, name, out),
+            *hotpotqa_cards(judge, name, out),
         ]
     )
     print(markdown_table())
@@ -776,7 +941,7 @@ def _read(name: str) -> list[dict]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument(
-        "dataset", choices=["jhars", "uhgeval", "wikieval", "wikiqa", "ragchecker", "summeval", "cards"]
+        "dataset", choices=["jhars", "uhgeval", "wikieval", "wikiqa", "ragchecker", "summeval", "hotpotqa", "cards"]
     )
     limits = parser.add_mutually_exclusive_group()
     limits.add_argument("--limit", type=int)
@@ -809,6 +974,9 @@ def main() -> None:
         uhgeval(args.limit, args.judge, args.out, args.floor_only, args.evidence_sentences)
     elif args.dataset == "summeval":
         summeval_coherence(args.judge, args.out, args.limit)
+    elif args.dataset == "hotpotqa":
+        hotpotqa_precision(args.judge, args.out)
+        hotpotqa_recall(args.judge, args.out)
     elif args.dataset == "ragchecker":
         ragchecker(args.limit, args.judge, args.out, args.floor_only)
     elif args.dataset == "wikiqa" and args.sentences:
