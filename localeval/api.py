@@ -62,6 +62,7 @@ class Judge:
         chat_template: str | Path | None = None,
         timeout: float | None = None,
         draft_tokens: int = 3,
+        batch_decode: int = 1,
         api_key_env: str | None = None,
     ) -> None:
         config = JudgeConfig.from_options(
@@ -72,6 +73,7 @@ class Judge:
             temperature=temperature,
             timeout=timeout,
             draft_tokens=draft_tokens,
+            batch_decode=batch_decode,
             chat_template=chat_template,
             api_key_env=api_key_env,
         )
@@ -141,7 +143,7 @@ def evaluate(
     `metrics`: names, or a comma-separated string; None is the default suite: the metrics validated in the data's
     languages that it has fields for.
     `judge`: a `Judge` to reuse, or a path or registry name loaded for this call only; `judge_options`
-    (n_ctx, threads, gpu_layers, seed, temperature, chat_template, timeout, draft_tokens, api_key_env) apply to the
+    (n_ctx, threads, gpu_layers, seed, temperature, chat_template, timeout, draft_tokens, batch_decode, api_key_env) apply to the
     latter.
     `keep_samples=False` keeps per-sample results in `out` only, for datasets too large for memory.
     `executor=RayExecutor("local" | "auto" | address)` scores on a Ray cluster, each actor loading the judge

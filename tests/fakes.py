@@ -14,19 +14,13 @@ from dataclasses import dataclass
 from typing import Any, Union
 
 from localeval.judge.gguf import Message
-from localeval.judge.protocol import Generation
+from localeval.judge.protocol import Generation, GenerationRequest
 
 Reply = Union[str, Generation, BaseException]
 
 
 @dataclass(frozen=True)
-class JudgeCall:
-    messages: list[Message]
-    schema: dict[str, Any]
-    max_tokens: int
-    seed: int
-    temperature: float
-
+class JudgeCall(GenerationRequest):
     @property
     def step(self) -> str:
         """Which step asked, told apart by the answer's schema."""
@@ -74,3 +68,22 @@ class FakeJudge:
         if isinstance(reply, str):
             return answer(reply)
         return reply
+
+
+class FakeBatchJudge(FakeJudge):
+    """A FakeJudge that also takes several calls at once, as a GGUF judge with batch_decode > 1 does: each is answered
+    or failed as generate() would, and `batches` records how many came together."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.batches: list[int] = []
+
+    def generate_many(self, requests: list[GenerationRequest]) -> list[Generation | Exception]:
+        self.batches.append(len(requests))
+        results: list[Generation | Exception] = []
+        for r in requests:
+            try:
+                results.append(self.generate(r.messages, r.schema, r.max_tokens, r.seed, r.temperature))
+            except Exception as error:
+                results.append(error)
+        return results

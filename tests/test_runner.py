@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from fakes import FakeJudge, JudgeCall, Reply, answer, as_json
+from fakes import FakeBatchJudge, FakeJudge, JudgeCall, Reply, answer, as_json
 from programs import joined
 
 from localeval.data.samples import Sample
@@ -226,6 +226,31 @@ def test_all_samples_run_one_step_before_the_next():
         ("statement_support", 1, 3),
         ("statement_support", 2, 3),
         ("statement_support", 3, 3),
+    ]
+
+
+def test_a_steps_calls_go_to_the_judge_in_batches_and_each_is_reported_once():
+    """With batch_decode 2, each step's three calls are two batches; the scores and the progress are as one at a
+    time, each call reported once with its own usage."""
+    judge = FakeBatchJudge(respond=respond)
+    executor = StepExecutor(judge, "fake", PromptLibrary(), JudgeConfig(batch_decode=2))
+    progress = []
+    results = run_metrics(
+        [PARIS, ROME],
+        [faithfulness],
+        executor,
+        lambda sample: "en",
+        lambda step, done, total, usage: progress.append((step, done, total, usage.cached, usage.completion_tokens)),
+    )
+    assert judge.batches == [2, 2] and len(judge.calls) == 6  # the third call of each step alone
+    assert [view(r.scores["faithfulness"])[0] for r in results] == [0.5, 1.0]
+    assert progress == [
+        ("statements", 1, 3, False, 30),
+        ("statements", 2, 3, False, 30),
+        ("statements", 3, 3, False, 30),
+        ("statement_support", 1, 3, False, 10),
+        ("statement_support", 2, 3, False, 10),
+        ("statement_support", 3, 3, False, 10),
     ]
 
 

@@ -9,7 +9,7 @@ import dataclasses
 import json
 
 import pytest
-from fakes import FakeJudge, JudgeCall, answer, as_json
+from fakes import FakeBatchJudge, FakeJudge, JudgeCall, answer, as_json
 
 from localeval.judge.protocol import CallUsage, ContextOverflow, JudgeConfig
 from localeval.run.step_executor import (
@@ -548,3 +548,35 @@ def test_marks_whose_probabilities_do_not_line_up_count_as_written():
     reply = dataclasses.replace(answer('{"verdicts": [1, 0]}'), choice_probabilities=(0.97,))
     output = executor(FakeJudge([reply])).run(FOCUS, "en").output
     assert (output.probabilities, output.p) == (None, [1.0, 0.0])
+
+
+# --- run_many: calls decoded together ----------------------------------------------------------
+
+
+def test_calls_decoded_together_keep_each_calls_retries_failures_and_cache(tmp_path):
+    """The uncached calls go to the judge in one batch, identical ones once; each outcome is what run() gives: a
+    cut-off answer is retried alone at twice the budget, a failure costs only its own call."""
+
+    def statement(text: str) -> Call:
+        return Call.of("statement_support", retrieved_contexts=["Paris is the capital of France."], statement=text)
+
+    cached, cut_off, failing, fine = (statement(t) for t in ("Cached.", "Cut off.", "Failing.", "Fine."))
+    budget = STEPS["statement_support"].token_budget(cut_off.input_dict())
+
+    def respond(call: JudgeCall):
+        if "Cut off." in call.last_user:
+            return answer('{"verd', truncated=True) if call.max_tokens == budget else answer(SUPPORTED)
+        return TimeoutError("no answer after 1 s") if "Failing." in call.last_user else SUPPORTED
+
+    cache = CallCache(tmp_path / "calls.jsonl")
+    executor(FakeJudge([SUPPORTED]), cache).run(cached, "en")
+    judge = FakeBatchJudge(respond=respond)
+    run = dataclasses.replace(CONFIG, batch_decode=4)
+    many = StepExecutor(judge, "judge-sha", PromptLibrary(), run, cache)
+    outcomes = many.run_many([(c, "en") for c in (cached, cut_off, failing, fine, fine)])
+    assert judge.batches == [3]  # cached, cut off, failing, fine: the repeat of fine is not decoded again
+    assert [o.output for o in outcomes] == [SupportVerdict(verdict=1)] * 2 + [None] + [SupportVerdict(verdict=1)] * 2
+    assert outcomes[0].usage.cached and outcomes[4].usage.cached
+    assert outcomes[1].usage.attempts == 2 and judge.calls[-1].max_tokens == 2 * budget  # retried alone
+    assert (outcomes[2].failure, outcomes[2].detail) == ("judge_timeout", "no answer after 1 s")
+    assert StepExecutor(FakeBatchJudge(), "judge-sha", PromptLibrary(), CONFIG).batch_size == 1  # batch_decode 1

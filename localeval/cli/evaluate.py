@@ -12,6 +12,7 @@ import click
 from localeval.api import plan, run
 from localeval.cli.judge_options import (
     JUDGE_HELP,
+    batch_decode_option,
     draft_tokens_option,
     gpu_layers_option,
     judge_api_key_env_option,
@@ -134,6 +135,7 @@ _SHOWN_PROBLEMS = 10
 @gpu_layers_option
 @judge_timeout_option
 @draft_tokens_option
+@batch_decode_option
 @click.option("--seed", default=0, show_default=True, help="Judge sampling seed.")
 @click.option(
     "--temperature",
@@ -207,6 +209,7 @@ def evaluate(
     gpu_layers: int,
     judge_timeout: float | None,
     draft_tokens: int,
+    batch_decode: int,
     seed: int,
     temperature: float,
     chat_template: Path | None,
@@ -229,6 +232,7 @@ def evaluate(
         chat_template=chat_template,
         timeout=judge_timeout,
         draft_tokens=draft_tokens,
+        batch_decode=batch_decode,
         api_key_env=judge_api_key_env,
     )
     bounds = parse_bounds(bound_pairs)

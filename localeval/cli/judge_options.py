@@ -36,6 +36,14 @@ draft_tokens_option = click.option(
     show_default=True,
     help="Judge tokens guessed from the prompt and checked in one pass (prompt-lookup decoding; 0: off).",
 )
+batch_decode_option = click.option(
+    "--batch-decode",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Judge calls of one step decoded together, sharing each decode step (1: one at a time, bit for bit as "
+    "older runs; more rounds the last bits differently, see docs/install.md).",
+)
 JUDGE_HELP = (
     "Judge: a GGUF file path, a registry name, or an OpenAI-compatible server's URL "
     "(http://HOST:PORT/v1; add #MODEL where it serves several)"

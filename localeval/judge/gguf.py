@@ -7,7 +7,7 @@ import io
 import json
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -24,12 +24,15 @@ from localeval.judge.estimate import shared_prefix
 from localeval.judge.protocol import (
     ContextOverflow,
     Generation,
+    GenerationRequest,
     JudgeConfig,
     JudgeTimings,
 )
 
 if TYPE_CHECKING:
-    from llama_cpp import CreateCompletionResponse, LlamaGrammar, llama_model_params
+    from llama_cpp import CreateCompletionResponse, LlamaGrammar
+
+    from localeval.judge.batch_decoding import Request
 
 
 @dataclass
@@ -48,7 +51,7 @@ class GGUFJudge:
 
         drafts = PromptLookup(max_draft=self.config.draft_tokens) if self.config.draft_tokens else None
         try:
-            with _weight_repacking(self.config.weight_repacking):
+            with _weight_repacking(self.config.weight_repacking), parallel_sequences(self.config.batch_decode):
                 self._llm = GrammarCheckedLlama(
                     model_path=str(self.path),
                     n_ctx=self.config.n_ctx,
@@ -142,6 +145,97 @@ class GGUFJudge:
             choice_probabilities=tuple(sampler.choice_probabilities.get("digit", ())) if sampler else (),
             yes_probabilities=tuple(sampler.choice_probabilities.get("word", ())) if sampler else (),
         )
+
+    def generate_many(self, requests: list[GenerationRequest]) -> list[Generation | Exception]:
+        """Each request's generation, or the exception generate() would raise for it (ContextOverflow,
+        TimeoutError, or the error of a failed decode). Calls are decoded together in batches of up to
+        config.batch_decode, in order; a batch of one is decoded alone, exactly as generate() does."""
+        from localeval.judge.batch_decoding import Request
+
+        results: list[Generation | Exception] = [RuntimeError("not decoded")] * len(requests)
+        batch: list[_Batched] = []
+        for n, request in enumerate(requests):
+            tokens, prefix_length = self.tokenizer.prompt_and_prefix(request.messages)
+            if len(tokens) + request.max_tokens > self.n_ctx:
+                results[n] = ContextOverflow(len(tokens), request.max_tokens, self.n_ctx)
+                continue
+            grammar = _grammar(json.dumps(request.schema))
+            batch.append(
+                _Batched(
+                    n, prefix_length, Request(tokens, grammar, request.max_tokens, request.seed, request.temperature)
+                )
+            )
+            if len(batch) == self.config.batch_decode:
+                self._decode_batch(batch, requests, results)
+                batch = []
+        if batch:
+            self._decode_batch(batch, requests, results)
+        return results
+
+    def _decode_batch(
+        self, batch: list[_Batched], requests: list[GenerationRequest], results: list[Generation | Exception]
+    ) -> None:
+        from localeval.judge.batch_decoding import decode_together, kv_cells_needed
+
+        if len(batch) == 1:
+            request = requests[batch[0].index]
+            try:
+                results[batch[0].index] = self.generate(
+                    request.messages, request.schema, request.max_tokens, request.seed, request.temperature
+                )
+            except Exception as error:  # as decoded together: each call's failure is its own
+                results[batch[0].index] = error
+            return
+        started = time.perf_counter()
+        first = batch[0].request.tokens
+        self._prefixes.prepare(first, batch[0].prefix_length)  # the step's instructions and examples in sequence 0
+        llm = self._llm
+        held = list(llm.input_ids[: llm.n_tokens])
+        shared = min(min(shared_prefix(held, b.request.tokens), len(b.request.tokens) - 1) for b in batch)
+        if kv_cells_needed([b.request for b in batch], shared) > self.n_ctx:  # too long together: in halves
+            half = len(batch) // 2
+            self._decode_batch(batch[:half], requests, results)
+            self._decode_batch(batch[half:], requests, results)
+            return
+        deadline = None if self.config.timeout is None else started + self.config.timeout
+        llm.last_sampler = None
+        try:
+            decoded = decode_together(llm, [b.request for b in batch], shared, deadline)
+        except Exception as error:  # a failed decode costs this batch's calls, not the run
+            for b in batch:
+                results[b.index] = error
+            return
+        finally:
+            elapsed = time.perf_counter() - started
+            self._call_seconds += elapsed
+        decoding = sum(out.seconds for out in decoded) or 1.0  # the batch's time less the prefix's: share it all
+        for b, out in zip(batch, decoded):
+            self._generated_tokens += out.completion_tokens
+            if out.finish == "timeout":
+                results[b.index] = TimeoutError(
+                    f"no answer within the judge timeout of {self.config.timeout:g} s: stopped after "
+                    f"{out.seconds:.1f} s and {out.completion_tokens} tokens, decoded with {len(batch) - 1} other calls"
+                )
+                continue
+            results[b.index] = Generation(
+                text=out.text,
+                prompt_tokens=len(b.request.tokens),
+                completion_tokens=out.completion_tokens,
+                seconds=out.seconds * elapsed / decoding,
+                reused_prompt_tokens=shared,
+                truncated=out.finish == "length",
+                choice_probabilities=tuple(out.choice_probabilities.get("digit", ())),
+                yes_probabilities=tuple(out.choice_probabilities.get("word", ())),
+            )
+
+
+@dataclass(frozen=True)
+class _Batched:
+    """A request of generate_many on its way to decode_together: its index, and where its step's prefix ends."""
+
+    index: int
+    prefix_length: int
+    request: Request
 
 
 class JudgeTokenizer:
@@ -251,28 +345,41 @@ class _Deadline:
         return self.passed
 
 
+def parallel_sequences(n_seq_max: int) -> AbstractContextManager[None]:
+    """Load with room for `n_seq_max` sequences decoded together, in one KV buffer so that a shared prefix's cells
+    serve each; 1 leaves llama.cpp's defaults as they are."""
+    fields = {"n_seq_max": n_seq_max, "kv_unified": True} if n_seq_max > 1 else {}
+    return _llama_defaults("llama_context_default_params", fields)
+
+
+def _weight_repacking(enabled: bool) -> AbstractContextManager[None]:
+    return _llama_defaults("llama_model_default_params", {} if enabled else {"use_extra_bufts": False})
+
+
 @contextmanager
-def _weight_repacking(enabled: bool) -> Iterator[None]:
-    """llama-cpp-python has no argument for llama.cpp's `use_extra_bufts`, so it is set on the default
-    model parameters that `Llama` starts from, for the duration of one load."""
-    if enabled:
+def _llama_defaults(function: str, fields: dict[str, Any]) -> Iterator[None]:
+    """llama-cpp-python's Llama has no argument for some llama.cpp parameters (use_extra_bufts), or sets them only
+    for embeddings (n_seq_max), so they are set on the default parameters that `Llama` starts from, for the
+    duration of one load."""
+    if not fields:
         yield
         return
     from llama_cpp import llama as llama_module
 
     low_level = llama_module.llama_cpp
-    original = low_level.llama_model_default_params
+    original = getattr(low_level, function)
 
-    def without_repacking() -> llama_model_params:
+    def with_fields() -> Any:
         params = original()
-        params.use_extra_bufts = False
+        for name, value in fields.items():
+            setattr(params, name, value)
         return params
 
-    low_level.llama_model_default_params = without_repacking
+    setattr(low_level, function, with_fields)
     try:
         yield
     finally:
-        low_level.llama_model_default_params = original
+        setattr(low_level, function, original)
 
 
 @lru_cache(maxsize=64)

@@ -21,6 +21,7 @@ USER_OPTIONS = {
     "chat_template": "chat_template",
     "timeout": "timeout",
     "draft_tokens": "draft_tokens",
+    "batch_decode": "batch_decode",
     "api_key_env": "api_key_env",
 }
 
@@ -42,6 +43,8 @@ class JudgeConfig:
     timeout: float | None = None
     # At most this many tokens guessed from the prompt and checked in one pass (prompt_lookup.py); 0: none.
     draft_tokens: int = 3
+    # At most this many calls of one step decoded together (batch_decoding.py); 1: one at a time, as before.
+    batch_decode: int = 1
     # RAM for the KV states of the steps' instructions and examples (prefix_states.py); 0: none kept.
     prefix_state_mib: int = 256
     # A server judge's API key is read from this environment variable; the key itself is never stored.
@@ -88,6 +91,17 @@ class JudgeTimings:
     prompt_seconds: float
     generated_tokens: int
     call_seconds: float
+
+
+@dataclass(frozen=True)
+class GenerationRequest:
+    """One call's generation, for a judge that decodes several at once (generate_many)."""
+
+    messages: list[Message]
+    schema: dict[str, Any]
+    max_tokens: int
+    seed: int
+    temperature: float
 
 
 class ContextOverflow(Exception):

@@ -2,8 +2,9 @@
 
 Requests are served in rounds. In each round every waiting program's judge calls are grouped by
 step, and each step runs for all samples in a row, so the judge's KV cache keeps the step's
-instruction and few-shot prefix between calls; identical calls from different metrics run once.
-Then the round's embedding and similarity requests run as one batch.
+instruction and few-shot prefix between calls (and up to JudgeConfig.batch_decode of them are
+decoded together); identical calls from different metrics run once. Then the round's embedding
+and similarity requests run as one batch.
 """
 
 from __future__ import annotations
@@ -96,21 +97,32 @@ def _run_round(
     tasks: list[_Task], results: list[SampleScores], executor: CallRunner | None, progress: Progress | None
 ) -> Outcomes:
     outcomes: Outcomes = {}
+    batch = max(1, getattr(executor, "batch_size", 1))
     for step, requests in _group_by_step(tasks):
-        for done, (index, call) in enumerate(requests, start=1):
-            usage = _SHARED
-            if (index, call) not in outcomes:
+        pending = [request for request in dict.fromkeys(requests) if request not in outcomes]
+        unreported: dict[tuple[int, Call], CallUsage] = {}
+        for done, request in enumerate(requests, start=1):
+            if request not in outcomes:  # the first of `pending`: serve it with the next ones
                 if executor is None:
                     raise RuntimeError(f"step '{step}' needs a judge, but none was loaded")
-                outcome = executor.run(call, results[index].lang)
-                results[index].usage.add(outcome.usage)
-                if outcome.cut:
-                    results[index].inputs_cut.append({"step": step, **outcome.cut.as_dict()})
-                outcomes[(index, call)] = outcome
-                usage = outcome.usage
+                chunk, pending = pending[:batch], pending[batch:]
+                for (index, call), outcome in zip(chunk, _run_calls(executor, chunk, results)):
+                    results[index].usage.add(outcome.usage)
+                    if outcome.cut:
+                        results[index].inputs_cut.append({"step": step, **outcome.cut.as_dict()})
+                    outcomes[(index, call)] = outcome
+                    unreported[(index, call)] = outcome.usage
             if progress:
-                progress(step, done, len(requests), usage)
+                progress(step, done, len(requests), unreported.pop(request, _SHARED))
     return outcomes
+
+
+def _run_calls(executor: CallRunner, calls: list[tuple[int, Call]], results: list[SampleScores]) -> list[StepOutcome]:
+    """The calls' outcomes, together where the executor decodes several at once."""
+    with_lang = [(call, results[index].lang) for index, call in calls]
+    if run_many := getattr(executor, "run_many", None):
+        return run_many(with_lang)
+    return [executor.run(call, lang) for call, lang in with_lang]
 
 
 def _group_by_step(tasks: list[_Task]) -> Iterator[tuple[str, list[tuple[int, Call]]]]:

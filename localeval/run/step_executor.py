@@ -21,6 +21,7 @@ from localeval.judge.protocol import (
     CallUsage,
     ContextOverflow,
     Generation,
+    GenerationRequest,
     JudgeBackend,
     JudgeConfig,
 )
@@ -125,7 +126,48 @@ class StepExecutor:
         if forget := getattr(self.judge, "forget_context", None):
             forget()
 
+    @property
+    def batch_size(self) -> int:
+        """How many calls of one step run_many hands the judge at once: config.batch_decode where it can take them."""
+        return self.config.batch_decode if hasattr(self.judge, "generate_many") else 1
+
     def run(self, call: Call, lang: str) -> StepOutcome:
+        prepared = self._prepare(call, lang)
+        if (cached := self._cached(prepared)) is not None:
+            return cached
+        try:
+            outcome = self._generate(prepared)
+        except ContextOverflow as overflow:
+            outcome = self._fitted(prepared, overflow)
+        return self._store(prepared, outcome)
+
+    def run_many(self, calls: list[tuple[Call, str]]) -> list[StepOutcome]:
+        """Each (call, language)'s outcome, as run() gives it; the calls not cached are decoded together where the
+        judge can (batch_size > 1), and identical ones once."""
+        if self.batch_size <= 1 or len(calls) < 2:
+            return [self.run(call, lang) for call, lang in calls]
+        prepared = [self._prepare(call, lang) for call, lang in calls]
+        outcomes: dict[int, StepOutcome] = {}
+        first_of: dict[str, int] = {}
+        for n, p in enumerate(prepared):
+            if (cached := self._cached(p)) is not None:
+                outcomes[n] = cached
+            else:
+                first_of.setdefault(p.key, n)
+        todo = list(first_of.values())
+        requests = [GenerationRequest(p.messages, p.schema, p.budget, p.seed, p.temperature) for p in prepared]
+        try:  # batch_size says the judge has generate_many
+            generations = self.judge.generate_many([requests[n] for n in todo])  # type: ignore[attr-defined]
+        except Exception as error:  # a judge failure must cost these calls' scores, not the run
+            generations = [error] * len(todo)
+        for n, generation in zip(todo, generations):
+            outcomes[n] = self._store(prepared[n], self._from_generation(prepared[n], generation))
+        for n, p in enumerate(prepared):  # a repeat of a call decoded above: its answer, as run() would find it
+            if n not in outcomes:
+                outcomes[n] = self._cached(p) or outcomes[first_of[p.key]]
+        return [outcomes[n] for n in range(len(calls))]
+
+    def _prepare(self, call: Call, lang: str) -> _Prepared:
         step = STEPS[call.step]
         template = self.prompts.get(call.step, lang)
         seed, temperature = self._sampling(call.vote)
@@ -133,31 +175,33 @@ class StepExecutor:
         schema, budget = step.json_schema(inputs), step.token_budget(inputs)
         messages = template.messages(inputs)
         key = _call_key(self.judge_id, call.step, messages, seed, temperature, schema, budget)
-        if (cached := _from_cache(step, self.cache.get(key), self.judge.n_ctx)) is not None:
-            return cached
-        try:
-            outcome = self._generate(step, messages, schema, budget, seed, temperature)
-        except ContextOverflow as overflow:
-            outcome = self._fitted(step, template, inputs, budget, seed, temperature, overflow)
+        return _Prepared(step, template, inputs, messages, schema, budget, seed, temperature, key)
+
+    def _cached(self, prepared: _Prepared) -> StepOutcome | None:
+        return _from_cache(prepared.step, self.cache.get(prepared.key), self.judge.n_ctx)
+
+    def _store(self, prepared: _Prepared, outcome: StepOutcome) -> StepOutcome:
         # A cut depends on the window, so an answer to a cut prompt is reused only for the same window.
         window = {"cut": outcome.cut.as_dict(), "n_ctx": self.judge.n_ctx} if outcome.cut else {}
         if outcome.output is not None:
-            self.cache.put(key, {"output": outcome.output.model_dump(mode="json", exclude_none=True), **window})
+            self.cache.put(
+                prepared.key, {"output": outcome.output.model_dump(mode="json", exclude_none=True), **window}
+            )
         elif outcome.failure in _REPEATABLE_FAILURES:
-            self.cache.put(key, {"failure": outcome.failure, "detail": outcome.detail, **window})
+            self.cache.put(prepared.key, {"failure": outcome.failure, "detail": outcome.detail, **window})
         return outcome
 
-    def _fitted(
-        self,
-        step: Step,
-        template: PromptTemplate,
-        inputs: Mapping[str, StepInput],
-        budget: int,
-        seed: int,
-        temperature: float,
-        overflow: ContextOverflow,
-    ) -> StepOutcome:
+    def _from_generation(self, prepared: _Prepared, generation: Generation | Exception) -> StepOutcome:
+        """A call's outcome from what generate_many gave for it: as _generate and run() would make it."""
+        if isinstance(generation, ContextOverflow):
+            return self._fitted(prepared, generation)
+        if isinstance(generation, Exception):
+            return _failure(generation, CallUsage())
+        return self._generate(prepared, first=generation)
+
+    def _fitted(self, prepared: _Prepared, overflow: ContextOverflow) -> StepOutcome:
         """The call with the step's fitting input cut down until the prompt fits the window."""
+        step, template, inputs, budget = prepared.step, prepared.template, prepared.inputs, prepared.budget
         detail = (
             f"prompt needs {overflow.prompt_tokens} tokens plus {budget} for the answer; context is {self.judge.n_ctx}"
         )
@@ -174,12 +218,13 @@ class StepExecutor:
                 break  # a judge shown next to nothing would answer as if the input said nothing
             try:
                 outcome = self._generate(
-                    step,
-                    template.messages(fitted),
-                    step.json_schema(fitted),
-                    step.token_budget(fitted),
-                    seed,
-                    temperature,
+                    replace(
+                        prepared,
+                        inputs=fitted,
+                        messages=template.messages(fitted),
+                        schema=step.json_schema(fitted),
+                        budget=step.token_budget(fitted),
+                    )
                 )
             except ContextOverflow as again:
                 tried.append((cut.kept_chars, again.prompt_tokens))
@@ -192,20 +237,19 @@ class StepExecutor:
             return self.config.seed, self.config.temperature
         return self.config.seed + vote, self.config.vote_temperature
 
-    def _generate(
-        self,
-        step: Step,
-        messages: list[dict[str, str]],
-        schema: dict[str, Any],
-        budget: int,
-        seed: int,
-        temperature: float,
-    ) -> StepOutcome:
-        """One attempt at the step's budget; if the answer is cut off, one more at twice the budget."""
+    def _generate(self, prepared: _Prepared, first: Generation | None = None) -> StepOutcome:
+        """One attempt at the step's budget; if the answer is cut off, one more at twice the budget.
+
+        `first` is the first attempt's generation where it was already decoded, with other calls."""
+        step, messages, schema, budget = prepared.step, prepared.messages, prepared.schema, prepared.budget
         usage = CallUsage()
         for attempt, max_tokens in enumerate((budget, budget * 2)):
             try:
-                generation = self.judge.generate(messages, schema, max_tokens, seed, temperature)
+                generation = (
+                    first
+                    if first is not None and not attempt
+                    else self.judge.generate(messages, schema, max_tokens, prepared.seed, prepared.temperature)
+                )
             except ContextOverflow:
                 if not attempt:
                     raise  # the prompt itself does not fit: the caller cuts it down
@@ -215,10 +259,8 @@ class StepExecutor:
                     f"answer exceeded {budget} tokens; no room for {max_tokens} in a context of {self.judge.n_ctx}",
                     usage,
                 )
-            except TimeoutError as error:
-                return StepOutcome(None, "judge_timeout", str(error), usage)
             except Exception as error:  # a judge failure must cost one score, not the run
-                return StepOutcome(None, "judge_error", f"{type(error).__name__}: {error}", usage)
+                return _failure(error, usage)
             usage = CallUsage(
                 usage.prompt_tokens + generation.prompt_tokens,
                 usage.completion_tokens + generation.completion_tokens,
@@ -228,6 +270,27 @@ class StepExecutor:
             if not generation.truncated:
                 return _validate(step, generation, usage)
         return StepOutcome(None, "judge_truncated", f"answer exceeded {budget * 2} tokens", usage)
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """A call rendered for the judge: its prompt, grammar, budget and draw, and the key its answer is cached by."""
+
+    step: Step
+    template: PromptTemplate
+    inputs: Mapping[str, StepInput]
+    messages: list[dict[str, str]]
+    schema: dict[str, Any]
+    budget: int
+    seed: int
+    temperature: float
+    key: str
+
+
+def _failure(error: Exception, usage: CallUsage) -> StepOutcome:
+    if isinstance(error, TimeoutError):
+        return StepOutcome(None, "judge_timeout", str(error), usage)
+    return StepOutcome(None, "judge_error", f"{type(error).__name__}: {error}", usage)
 
 
 def _next_size(tried: list[tuple[int, int]], room: int) -> int:

@@ -1,0 +1,184 @@
+"""Several grammar-constrained generations decoded together: one llama_decode per token step serves them all.
+
+A decode step's cost on a CPU is mostly reading the weights, which happens once however many sequences the batch
+holds (on a GPU the gap is wider still), so the independent calls of one judge step are decoded side by side.
+They share the step's instructions and examples: that prefix sits once in the KV cache, in sequence 0, and its
+cells are tagged with every other sequence rather than copied. Each sequence keeps its own grammar state, its own
+random draws and its own P(1) / P(yes) readings, exactly as a call decoded alone.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import llama_cpp
+
+from localeval.judge.grammar_sampling import GrammarCheckedLlama, GrammarCheckedSampler, Truncation
+from localeval.judge.prefix_states import SEQUENCE as PREFIX_SEQUENCE  # where a lone call's prefix sits
+
+if TYPE_CHECKING:
+    from llama_cpp import LlamaGrammar
+
+Entry = tuple[int, int, int, bool]  # one token of a llama_batch: token, position, sequence, wants logits
+
+
+@dataclass(frozen=True)
+class Request:
+    """One generation: the whole prompt, its grammar, its budget and its draw."""
+
+    tokens: Sequence[int]
+    grammar: LlamaGrammar
+    max_tokens: int
+    seed: int
+    temperature: float
+
+
+@dataclass
+class Decoded:
+    """What one sequence produced; `finish` is "stop" (the grammar closed), "length" or "timeout"."""
+
+    text: str
+    completion_tokens: int
+    finish: str
+    choice_probabilities: dict[str, list[float]]
+    seconds: float = 0.0
+
+
+@dataclass
+class _Sequence:
+    request: Request
+    sampler: GrammarCheckedSampler
+    position: int
+    generated: list[int] = field(default_factory=list)
+    pending: int | None = None  # sampled, not yet in the KV cache
+    finish: str | None = None
+
+
+def kv_cells_needed(requests: Sequence[Request], shared: int) -> int:
+    """KV cells the batch takes: the shared prefix once, then each sequence's own prompt tail and answer."""
+    return shared + sum(len(r.tokens) - shared + r.max_tokens for r in requests)
+
+
+def decode_together(
+    llm: GrammarCheckedLlama, requests: Sequence[Request], shared: int, deadline: float | None = None
+) -> list[Decoded]:
+    """Decode `requests` side by side, sequence i for request i.
+
+    The caller has put the first `shared` tokens, which every request starts with, in the KV cache of sequence 0
+    (and llm.n_tokens says so). Afterwards sequence 0 holds that prefix again and the other sequences nothing, so
+    the next call, batched or not, starts from the prefix. `deadline` (time.perf_counter()) stops every sequence
+    still writing, as "timeout".
+    """
+    if not 0 < len(requests) <= llama_cpp.llama_n_seq_max(llm.ctx):
+        raise ValueError(f"{len(requests)} requests for a context of {llama_cpp.llama_n_seq_max(llm.ctx)} sequences")
+    if any(len(r.tokens) <= shared for r in requests):
+        raise ValueError("every request needs at least one token after the shared prefix")
+    started = time.perf_counter()
+    memory = llama_cpp.llama_get_memory(llm.ctx)
+    _keep_prefix_only(llm, memory, shared)
+    for sequence in range(1, len(requests)):
+        llama_cpp.llama_memory_seq_cp(memory, PREFIX_SEQUENCE, sequence, 0, shared)
+    sequences = [
+        _Sequence(
+            r,
+            GrammarCheckedSampler(
+                llm._model.vocab, r.grammar, llm.n_vocab(), r.temperature, r.seed, llm.binary_choices, Truncation()
+            ),
+            shared,
+        )
+        for r in requests
+    ]
+    batch = llama_cpp.llama_batch_init(llm.n_batch, 0, 1)
+    try:
+        _evaluate_prompts(llm, batch, sequences)
+        while live := [(n, s) for n, s in enumerate(sequences) if s.finish is None]:
+            if deadline is not None and time.perf_counter() >= deadline:
+                for _, s in live:
+                    s.finish = "timeout"
+                break
+            step: list[Entry] = [(_pending(s), s.position, n, True) for n, s in live]
+            _decode(llm, batch, step, lambda i: live[i][1])
+    finally:
+        llama_cpp.llama_batch_free(batch)
+        _keep_prefix_only(llm, memory, shared, sequences=len(requests))
+    seconds = time.perf_counter() - started
+    written = sum(len(s.generated) + 1 for s in sequences)
+    return [
+        Decoded(
+            llm.detokenize(s.generated, prev_tokens=list(s.request.tokens)).decode("utf-8", errors="ignore"),
+            len(s.generated),
+            s.finish or "timeout",
+            s.sampler.choice_probabilities,
+            seconds * (len(s.generated) + 1) / written,  # the batch's time, shared by the tokens each wrote
+        )
+        for s in sequences
+    ]
+
+
+def _evaluate_prompts(llm: GrammarCheckedLlama, batch: llama_cpp.llama_batch, sequences: list[_Sequence]) -> None:
+    """Every sequence's prompt after the prefix, in batches of llm.n_batch tokens; each sequence's first token is
+    drawn as soon as the batch holding its prompt's last token is decoded."""
+    entries = [
+        (token, position, n, position == len(s.request.tokens) - 1)
+        for n, s in enumerate(sequences)
+        for position, token in enumerate(s.request.tokens)
+        if position >= s.position
+    ]
+    for start in range(0, len(entries), llm.n_batch):
+        chunk = entries[start : start + llm.n_batch]
+        _decode(llm, batch, chunk, lambda i: sequences[chunk[i][2]])
+
+
+def _decode(
+    llm: GrammarCheckedLlama,
+    batch: llama_cpp.llama_batch,
+    entries: list[Entry],
+    sequence_at: Callable[[int], _Sequence],
+) -> None:
+    """One llama_decode of (token, position, sequence, wants logits) entries; at each entry that wants logits the
+    sequence draws its next token, unless the answer is closed or its budget spent."""
+    fill_batch(batch, entries)
+    if (status := llama_cpp.llama_decode(llm.ctx, batch)) != 0:
+        raise RuntimeError(f"llama_decode failed ({status}) on a batch of {len(entries)} tokens")
+    for i, (_, position, _, logits) in enumerate(entries):
+        if not logits:
+            continue
+        s: _Sequence = sequence_at(i)
+        s.position = position + 1
+        token = s.sampler.sample(llm.ctx, i)
+        if llama_cpp.llama_vocab_is_eog(llm._model.vocab, token):
+            s.finish = "stop"
+            continue
+        s.generated.append(token)
+        s.pending = token
+        if len(s.generated) >= s.request.max_tokens:
+            s.finish = "length"
+
+
+def fill_batch(batch: llama_cpp.llama_batch, entries: list[Entry]) -> None:
+    """Write (token, position, sequence, wants logits) entries into a llama_batch of one sequence id per token."""
+    batch.n_tokens = len(entries)
+    for i, (token, position, sequence, logits) in enumerate(entries):
+        batch.token[i] = token
+        batch.pos[i] = position  # type: ignore[call-overload]  # llama_cpp types pos as an array of arrays
+        batch.n_seq_id[i] = 1
+        batch.seq_id[i][0] = sequence
+        batch.logits[i] = logits
+
+
+def _pending(s: _Sequence) -> int:
+    assert s.pending is not None  # a live sequence has drawn its next token
+    return s.pending
+
+
+def _keep_prefix_only(
+    llm: GrammarCheckedLlama, memory: llama_cpp.llama_memory_t, shared: int, sequences: int = 0
+) -> None:
+    """Sequence 0 keeps its first `shared` tokens; sequences 1 to `sequences` - 1 are emptied."""
+    llama_cpp.llama_memory_seq_rm(memory, PREFIX_SEQUENCE, shared, -1)
+    for sequence in range(1, sequences):
+        llama_cpp.llama_memory_seq_rm(memory, sequence, -1, -1)
+    llm.n_tokens = shared

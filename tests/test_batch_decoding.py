@@ -1,0 +1,135 @@
+"""Calls of one step decoded together (JudgeConfig.batch_decode), on a real model (SmolLM2-135M)."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from localeval.data.samples import Sample
+from localeval.judge import batch_decoding
+from localeval.judge.gguf import GGUFJudge
+from localeval.judge.protocol import ContextOverflow, GenerationRequest, JudgeConfig
+from localeval.metrics.faithfulness import faithfulness
+from localeval.run.runner import run_metrics
+from localeval.run.step_executor import StepExecutor
+from localeval.steps import STEPS
+from localeval.steps.prompts import PromptLibrary
+
+SCHEMA = STEPS["context_usefulness"].json_schema()  # a short reason, then a 0/1 verdict
+INSTRUCTIONS = (
+    "You check a statement against a context, like a careful fact-checker. Verdict 1: the context states "
+    "the statement or it follows directly from it. Verdict 0: the context does not mention it, says "
+    "something different, or contradicts it. Use only the context. First write a short reason."
+)
+QUESTIONS = [
+    "Context: Paris is in France. Statement: Paris is in France.",
+    "Context: Rome is in Italy. Statement: Rome is in Spain.",
+    "Context: The Nile flows north into the Mediterranean. Statement: The Nile ends in the Mediterranean.",
+    "Context: Water boils at 100 C at sea level. Statement: Water boils at 50 C.",
+]
+
+
+def _request(question: str, max_tokens: int = 80) -> GenerationRequest:
+    messages = [{"role": "system", "content": INSTRUCTIONS}, {"role": "user", "content": question}]
+    return GenerationRequest(messages, SCHEMA, max_tokens, 0, 0.0)
+
+
+@pytest.fixture(scope="module")
+def batch_judge(smollm_path: Path) -> GGUFJudge:
+    return GGUFJudge(smollm_path, JudgeConfig(n_ctx=4096, batch_decode=4))
+
+
+def _alone(judge: GGUFJudge, request: GenerationRequest):
+    return judge.generate(request.messages, request.schema, request.max_tokens, request.seed, request.temperature)
+
+
+@pytest.fixture
+def batch_sizes(monkeypatch) -> list[int]:
+    """The size of every batch decode_together decodes."""
+    sizes: list[int] = []
+    decode = batch_decoding.decode_together
+
+    def counted(llm, requests, *args):
+        sizes.append(len(requests))
+        return decode(llm, requests, *args)
+
+    monkeypatch.setattr(batch_decoding, "decode_together", counted)
+    return sizes
+
+
+def test_calls_decoded_together_answer_as_each_decoded_alone(qwen05_path: Path, qwen05_judge, batch_sizes):
+    """Batched matrix products round differently in the last bits, so a reason may drift a word and its P with it
+    (benchmarks/judge_speed.py prints by how much); the verdicts are the same."""
+    judge = GGUFJudge(qwen05_path, JudgeConfig(n_ctx=4096, batch_decode=4))
+    requests = [_request(q) for q in QUESTIONS]
+    together = judge.generate_many(requests)
+    assert batch_sizes == [4]
+    verdicts = []
+    for request, generation in zip(requests, together):
+        alone = _alone(qwen05_judge, request)
+        answer = json.loads(generation.text, strict=False)
+        assert list(answer) == ["reason", "verdict"] and not generation.truncated
+        assert generation.prompt_tokens == alone.prompt_tokens and generation.completion_tokens > 0
+        assert (generation.choice_probabilities[-1] >= 0.5) == (answer["verdict"] == 1)
+        verdicts.append((answer["verdict"], json.loads(alone.text, strict=False)["verdict"]))
+    assert [batched for batched, _ in verdicts] == [alone for _, alone in verdicts]
+
+
+def test_the_same_batch_gives_the_same_answers(batch_judge):
+    requests = [_request(q) for q in QUESTIONS]
+    first = batch_judge.generate_many(requests)
+    batch_judge.generate_many([_request("Context: Cats purr. Statement: Dogs bark.")] * 2)
+    again = batch_judge.generate_many(requests)
+    assert [(g.text, g.choice_probabilities) for g in first] == [(g.text, g.choice_probabilities) for g in again]
+
+
+def test_a_batch_of_one_and_the_calls_after_a_batch_are_decoded_exactly_as_alone(batch_judge, smollm_judge):
+    """A judge that can batch still decodes a lone call bit for bit as one that cannot (--batch-decode 1), and a
+    batch leaves the KV cache as a lone call expects it."""
+    request = _request(QUESTIONS[2])
+    alone = _alone(smollm_judge, request)
+    [single] = batch_judge.generate_many([request])
+    assert (single.text, single.choice_probabilities) == (alone.text, alone.choice_probabilities)
+    batch_judge.generate_many([_request(q) for q in QUESTIONS[:3]])
+    after = _alone(batch_judge, request)
+    assert (after.text, after.choice_probabilities) == (alone.text, alone.choice_probabilities)
+
+
+def test_each_call_of_a_batch_keeps_its_own_budget_and_window(smollm_path: Path):
+    judge = GGUFJudge(smollm_path, JudgeConfig(n_ctx=512, batch_decode=4))
+    too_long = _request("Context: " + "word " * 600 + "Statement: words.")
+    short_budget, normal = _request(QUESTIONS[0], max_tokens=3), _request(QUESTIONS[1])
+    overflow, cut, whole = judge.generate_many([too_long, short_budget, normal])
+    assert isinstance(overflow, ContextOverflow) and overflow.prompt_tokens > 512
+    assert cut.truncated and cut.completion_tokens == 3
+    assert not whole.truncated and json.loads(whole.text, strict=False)["verdict"] in (0, 1)
+
+
+def test_a_batch_past_the_timeout_fails_each_call_as_a_timeout(smollm_path: Path):
+    judge = GGUFJudge(smollm_path, JudgeConfig(n_ctx=2048, batch_decode=2, timeout=0.0001))
+    results = judge.generate_many([_request(q) for q in QUESTIONS[:2]])
+    assert all(isinstance(r, TimeoutError) for r in results)
+    assert str(results[0]).startswith("no answer within the judge timeout of 0.0001 s")
+
+
+def test_a_run_in_batches_gives_the_same_scores_each_time(batch_judge, batch_sizes):
+    """The same data, judge, prompts, seed and batch size: the same scores, though a batch's rounding differs
+    from a lone call's (benchmarks/judge_speed.py prints by how much)."""
+    samples = [
+        Sample(f"s{n}", n, user_input="Where is it?", response=response, retrieved_contexts=(context,))
+        for n, (response, context) in enumerate(
+            [
+                ("Paris is in France.", "Paris is the capital of France."),
+                ("Rome is in Spain.", "Rome is the capital of Italy."),
+                ("The Nile ends in the Mediterranean.", "The Nile flows north into the Mediterranean Sea."),
+            ]
+        )
+    ]
+    runs = []
+    for _ in range(2):
+        executor = StepExecutor(batch_judge, "smollm2-135m", PromptLibrary(), batch_judge.config)
+        results = run_metrics(samples, [faithfulness], executor, lambda _: "en")
+        runs.append([(r.scores["faithfulness"].value, r.scores["faithfulness"].reason) for r in results])
+    assert runs[0] == runs[1]
+    assert all(value == value for value, _ in runs[0])  # every sample scored, none NaN
+    assert batch_sizes and max(batch_sizes) > 1  # each step's calls went to the judge together
