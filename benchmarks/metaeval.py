@@ -535,9 +535,7 @@ GOOD, POOR = 4.0, 2.0
 
 def summeval_rows(split: str, per_group: int | None) -> list[dict]:
     """The split's summaries rated clearly coherent or clearly not, in file order: of each group the first `per_group`."""
-    rows = [
-        json.loads(line) for line in (SUMMEVAL / f"summeval_{split}.jsonl").read_text(encoding="utf-8").splitlines()
-    ]
+    rows = _jsonl(SUMMEVAL / f"summeval_{split}.jsonl")
     taken: dict[bool, int] = {True: 0, False: 0}
     kept = []
     for row in rows:
@@ -611,9 +609,7 @@ HOTPOTQA_FLOOR = "the share of the question's and the reference's words in the"
 
 
 def hotpotqa_rows(split: str) -> list[dict]:
-    return [
-        json.loads(line) for line in (HOTPOTQA / f"hotpotqa_{split}.jsonl").read_text(encoding="utf-8").splitlines()
-    ]
+    return _jsonl(HOTPOTQA / f"hotpotqa_{split}.jsonl")
 
 
 def _passage(paragraph: dict) -> str:
@@ -935,7 +931,11 @@ def _side(row: dict, side: str) -> dict:
 
 
 def _read(name: str) -> list[dict]:
-    return [json.loads(line) for line in (METAEVAL / name).read_text(encoding="utf-8").splitlines()]
+    return _jsonl(METAEVAL / name)
+
+
+def _jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
 def main() -> None:

@@ -214,7 +214,7 @@ class GGUFJudge:
             if out.finish == "timeout":
                 results[b.index] = TimeoutError(
                     f"no answer within the judge timeout of {self.config.timeout:g} s: stopped after "
-                    f"{out.seconds:.1f} s and {out.completion_tokens} tokens, decoded with {len(batch) - 1} other calls"
+                    f"{elapsed:.1f} s and {out.completion_tokens} tokens, decoded with {len(batch) - 1} other calls"
                 )
                 continue
             results[b.index] = Generation(
