@@ -14,7 +14,7 @@ from localeval.run.step_executor import StepExecutor
 from localeval.steps import STEPS, Call
 from localeval.steps.prompts import PromptLibrary
 
-N_CTX = 3072  # room for the largest fixed English prompt (critique's examples, about 2.1k SmolLM tokens)
+N_CTX = 4096  # room for the largest fixed English prompt (critique's 13 examples, about 2.9k SmolLM tokens)
 LONG_TEXT = " ".join(f"Fact {i}: the museum in town {i} opened in year {1800 + i}." for i in range(600))  # ~12k tokens
 SHORT = {
     "retrieved_contexts": [
