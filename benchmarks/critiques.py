@@ -12,8 +12,9 @@ first N harmful rows and the first N others. Each language and criterion prints:
   beside the floor on the same rows (the response's length, no model); with --calls N, also the mean P over
   the greedy call and N-1 votes drawn at the vote temperature, the majority of their verdicts, and the paired
   difference of the mean minus the greedy call alone (votes earn their cost only where it lies above 0);
-- flags: how many of each kind are flagged at P(yes) >= 0.5 and at the threshold fitted on these rows, the
-  lowest at which at most 5% of the rows that are not harmful are flagged.
+- flags: how many of each kind are flagged at P(yes) >= 0.5, at the threshold fitted on these rows (the
+  lowest at which at most 5% of the rows that are not harmful are flagged), and at the judge's shipped threshold,
+  fitted on dev: on test rows, the flags a user gets.
 --write (dev only) puts those thresholds in localeval/metrics/critique_thresholds/JUDGE.json and the
 critiques' cards in localeval/metrics/cards.json; a card that flags under 80% of the harmful rows at its
 threshold says so, and keeps its metric out of the default suite. --out keeps each run's results folder and
@@ -169,7 +170,16 @@ def paired_difference(a: list[float], b: list[float], truth: list[bool], resampl
     return float(low), float(high)
 
 
-def report(lang: str, criterion: str, rows: list[dict], greedy_p: list[float], votes: list[list[float]]) -> dict:
+def report(
+    lang: str,
+    criterion: str,
+    rows: list[dict],
+    greedy_p: list[float],
+    votes: list[list[float]],
+    shipped: float | None = None,
+) -> dict:
+    """The figures of one language and criterion; `shipped`: the threshold fitted on dev, whose flags on these
+    rows are what a user gets (on test rows, the figure that counts)."""
     calls = [[p, *more] for p, more in zip(greedy_p, votes)]
     kept = [(r, c) for r, c in zip(rows, calls) if not any(math.isnan(p) for p in c)]
     print(f"\n{lang} {criterion}: {len(kept)} of {len(rows)} rows with P(yes) on every call")
@@ -194,7 +204,7 @@ def report(lang: str, criterion: str, rows: list[dict], greedy_p: list[float], v
         )
     threshold = fitted_threshold(greedy, truth)
     flags = {}
-    for name, t in (("0.5", 0.5), ("fitted", threshold)):
+    for name, t in (("0.5", 0.5), ("fitted", threshold), *((("shipped", shipped),) if shipped is not None else ())):
         flags[name] = flagged_shares(greedy, kinds, t)
         print(f"  flagged at P >= {t:.3f} ({name}): " + ", ".join(f"{k} {f}/{n}" for k, (f, n) in flags[name].items()))
     return {
@@ -257,6 +267,12 @@ def write_fitted(found: dict[str, dict], judge: str | None, prompts_dir: Path | 
     print(f"\nwrote {path} and {len(new_cards)} cards\n{markdown_table()}")
 
 
+def _shipped_thresholds(judge: str | None) -> dict[str, dict[str, FittedThreshold]]:
+    """The judge's shipped thresholds by language and criterion; none where it has no file."""
+    path = SHIPPED / f"{judge_identity(resolve_judge(judge), JudgeConfig()).name}.json"
+    return ThresholdFile.load(path).thresholds if path.exists() else {}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--split", default="dev", choices=("dev", "test"))
@@ -274,6 +290,7 @@ def main() -> None:
         "--write", action="store_true", help="dev only: write the judge's thresholds file and the critiques' cards"
     )
     args = parser.parse_args()
+    shipped = _shipped_thresholds(args.judge)
     found = {}
     with tempfile.TemporaryDirectory() as scratch:
         root = args.out or Path(scratch)
@@ -286,7 +303,10 @@ def main() -> None:
                     if args.calls > 1
                     else [[] for _ in rows]
                 )
-                found[f"{lang}:{criterion}"] = report(lang, criterion, rows, greedy, votes)
+                threshold = shipped.get(lang, {}).get(criterion)
+                found[f"{lang}:{criterion}"] = report(
+                    lang, criterion, rows, greedy, votes, threshold.threshold if threshold else None
+                )
     if args.json:
         args.json.write_text(json.dumps(found, indent=2) + "\n", encoding="utf-8")
     if args.write and args.split == "dev":

@@ -6,8 +6,9 @@
     .venv/bin/python benchmarks/metaeval.py wikiqa [--limit N] [--out DIR] [--floor-only] [--metrics answer_relevancy,...]
     .venv/bin/python benchmarks/metaeval.py wikiqa --sentences [--limit N] [--out DIR]
     .venv/bin/python benchmarks/metaeval.py ragchecker [--limit N] [--out DIR] [--floor-only]
-    .venv/bin/python benchmarks/metaeval.py summeval [--limit N] [--out DIR]
-    .venv/bin/python benchmarks/metaeval.py hotpotqa [--out DIR]
+    .venv/bin/python benchmarks/metaeval.py summeval [--limit N] [--out DIR] [--split test]
+    .venv/bin/python benchmarks/metaeval.py hotpotqa [--out DIR] [--split test]
+    .venv/bin/python benchmarks/metaeval.py context_focus [--out DIR] [--split test]
     .venv/bin/python benchmarks/metaeval.py cards [--judge NAME] [--out DIR] [--limit N]
 
 --out keeps each run's results folder (and its judge-call cache) under DIR, so a stopped measurement
@@ -44,6 +45,11 @@ cross-validation on these rows (folds by question, so no question is scored by w
   the paragraphs its question writers marked as holding the supporting facts: AUROC of each paragraph's P(useful)
   for those against the distractors, and pairs won by the complete support against one with a paragraph swapped
   for a distractor; the floor is the share of the question's and reference's words found.
+- context_focus: context_relevancy on benchmarks/data/context_focus_dev.jsonl (WikiQA, HaluEval QA, JHARS, UHGEval;
+  see its make_context_focus.py), per language: pairs won by the focused context against the same padded with
+  other text, scored by the judge's P (shipped) and by its 0/1 marks, beside the density of question words.
+  The pairs judged per source are capped (CONTEXT_FOCUS_PAIRS): the Chinese articles are long.
+- --split test: summeval, hotpotqa and context_focus on their test rows, to be read once, at the end.
 - cards: writes its cards into localeval/metrics/cards.json (benchmarks/critiques.py writes the critiques'),
   each metric's agreement per language beside its floor on the same rows, which decides the default suite.
   Faithfulness and grounding_coverage come from the judge's shipped calibration file (per labelled set,
@@ -547,15 +553,18 @@ def summeval_rows(split: str, per_group: int | None) -> list[dict]:
     return kept
 
 
-def summeval_coherence(judge: str | None, out: Path | None, per_group: int | None) -> tuple[list[dict], dict]:
+def summeval_coherence(
+    judge: str | None, out: Path | None, per_group: int | None, split: str = "dev"
+) -> tuple[list[dict], dict]:
     """aspect_critique:coherence's P(yes) on each summary, AUROC for coherent against not, beside the floors.
 
     The floors are the summary's length and its ROUGE-L against the reference, each in whichever direction ranks
     better on these rows (a floor allowed to pick its sign: the judge must beat the better rule).
     """
-    rows = summeval_rows("dev", per_group)
+    rows = summeval_rows(split, per_group)
     metric = "aspect_critique:coherence"
-    scored = score_metrics(rows, judge, out, f"summeval-{per_group or 'all'}", (metric, "rouge_l"), MetricOptions())
+    folder = _folder(f"summeval-{per_group or 'all'}", split)
+    scored = score_metrics(rows, judge, out, folder, (metric, "rouge_l"), MetricOptions())
     coherent = [r["label"]["mean"]["coherence"] >= GOOD for r in rows]
     signals = {
         "P(yes)": [float((s[metric]["evidence"] or {}).get("p_yes", math.nan)) for s in scored],
@@ -566,7 +575,7 @@ def summeval_coherence(judge: str | None, out: Path | None, per_group: int | Non
         if auroc(signals[name], coherent) < 0.5:
             signals[name] = [-v for v in signals[name]]
     figures = auroc_intervals(signals, coherent, [r["doc_id"] for r in rows])
-    print(f"SummEval dev coherence: {len(rows)} summaries ({sum(coherent)} coherent), AUROC by document:")
+    print(f"SummEval {split} coherence: {len(rows)} summaries ({sum(coherent)} coherent), AUROC by document:")
     for name, figure in figures.items():
         print(f"  {name:<8} {figure}")
     # Two of the 12 systems write cased text and are rated the most coherent: a judge could read case, not order.
@@ -621,14 +630,14 @@ def _asked(row: dict) -> str:
     return f"{row['user_input']} {row['reference']}"
 
 
-def hotpotqa_precision(judge: str | None, out: Path | None) -> tuple[list[dict], dict]:
+def hotpotqa_precision(judge: str | None, out: Path | None, split: str = "dev") -> tuple[list[dict], dict]:
     """context_precision's P(useful) for each of a question's ten paragraphs: AUROC, by question, for the two that
     hold its supporting facts against the eight distractors retrieved for it, beside the floor on each paragraph.
 
     context_precision is the average precision of these P over the ranks, so how well P ranks the paragraphs people
     marked as needed is what its score is worth.
     """
-    rows = hotpotqa_rows("dev")
+    rows = hotpotqa_rows(split)
     samples = [
         {
             "id": r["id"],
@@ -638,7 +647,8 @@ def hotpotqa_precision(judge: str | None, out: Path | None) -> tuple[list[dict],
         }
         for r in rows
     ]
-    scored = score_metrics(samples, judge, out, "hotpotqa-context_precision", ("context_precision",), MetricOptions())
+    folder = _folder("hotpotqa-context_precision", split)
+    scored = score_metrics(samples, judge, out, folder, ("context_precision",), MetricOptions())
     paragraphs = [
         {
             "question": r["id"],
@@ -655,7 +665,7 @@ def hotpotqa_precision(judge: str | None, out: Path | None) -> tuple[list[dict],
         [p["supporting"] for p in paragraphs],
         [p["question"] for p in paragraphs],
     )
-    print(f"HotpotQA dev: {len(rows)} questions, {len(paragraphs)} paragraphs, AUROC by question:")
+    print(f"HotpotQA {split}: {len(rows)} questions, {len(paragraphs)} paragraphs, AUROC by question:")
     for name, figure in figures.items():
         print(f"  {name:<10} {figure}")
     for holds in (True, False):
@@ -700,15 +710,16 @@ def hotpotqa_recall_pairs(rows: list[dict]) -> list[dict]:
     return pairs
 
 
-def hotpotqa_recall(judge: str | None, out: Path | None) -> tuple[list[dict], dict[str, Figure]]:
+def hotpotqa_recall(judge: str | None, out: Path | None, split: str = "dev") -> tuple[list[dict], dict[str, Figure]]:
     """context_recall on the pairs: the share where the complete support scores higher, beside the floor's."""
-    pairs = hotpotqa_recall_pairs(hotpotqa_rows("dev"))
-    scored = score_metrics(pairs, judge, out, "hotpotqa-context_recall", ("context_recall",), MetricOptions())
+    pairs = hotpotqa_recall_pairs(hotpotqa_rows(split))
+    folder = _folder("hotpotqa-context_recall", split)
+    scored = score_metrics(pairs, judge, out, folder, ("context_recall",), MetricOptions())
     figures = {
         "context_recall": _pairs_won([s["context_recall"]["score"] for s in scored]),
         "floor": _pairs_won([p["floor"] for p in pairs]),
     }
-    print(f"HotpotQA dev: {len(pairs) // 2} pairs, complete support against one paragraph swapped, pairs won:")
+    print(f"HotpotQA {split}: {len(pairs) // 2} pairs, complete support against one paragraph swapped, pairs won:")
     for name, figure in figures.items():
         print(f"  {name:<14} {figure}")
     return pairs, figures
@@ -747,6 +758,90 @@ def hotpotqa_cards(judge: str | None, name: str, out: Path | None) -> list[Card]
             command,
         ),
     ]
+
+
+CONTEXT_FOCUS = Path(__file__).resolve().parent / "data"
+# Pairs judged per source, the first in the file's (hash) order: the Chinese articles are long (about 66 sentences
+# a pair, some 27 s a judge call here), so they are sampled most thinly.
+CONTEXT_FOCUS_PAIRS = {"ragas_wikiqa": 46, "halueval_qa": 40, "jhars": 30, "uhgeval": 24}
+CONTEXT_FOCUS_DATA = {
+    "ragas_wikiqa": "WikiQA (the answering sentence against it and another sentence of its article)",
+    "halueval_qa": "HaluEval QA (the knowledge paragraph against it and two other questions' paragraphs)",
+    "jhars": "JHARS (the passage against it and two other questions' passages)",
+    "uhgeval": "UHGEval (the article under the headline against it and two other articles)",
+}
+
+
+def context_focus(
+    judge: str | None, out: Path | None, split: str = "dev"
+) -> dict[str, tuple[list[dict], dict[str, Figure]]]:
+    """context_relevancy on benchmarks/data/context_focus_{split}.jsonl, by language: the focused context against the
+    padded one, scored by the judge's P (shipped) and by its 0/1 marks, beside the density floor; a pair's focused
+    side should score higher. {lang: (pairs, {"P": ..., "marks": ..., "floor": ...})}."""
+    rows = _jsonl(CONTEXT_FOCUS / f"context_focus_{split}.jsonl")
+    found = {}
+    for lang in ("en", "ja", "zh"):
+        chosen = []
+        for source, limit in CONTEXT_FOCUS_PAIRS.items():
+            chosen += [r for r in rows if r["source"] == source and r["lang"] == lang][:limit]
+        if not chosen:
+            continue
+        preferred = {"a": "b", "b": "a"}
+        sides = [
+            dict(r, id=f"{r['id']}:{side}", retrieved_contexts=r[f"retrieved_contexts_{side}"])
+            for r in chosen
+            for side in (r["label"]["preferred"], preferred[r["label"]["preferred"]])
+        ]
+        scored = score_rows(sides, judge, out, _folder(f"context_focus-{lang}", split), "context_relevancy")
+        figures = {
+            "P": _pairs_won([s["score"] for s in scored]),
+            "marks": _pairs_won([len(s["evidence"]["extracted"]) / s["evidence"]["sentences"] for s in scored]),
+            "floor": _pairs_won([_density(side["user_input"], side["retrieved_contexts"]) for side in sides]),
+        }
+        for source in CONTEXT_FOCUS_PAIRS:
+            at = [i for i, r in enumerate(chosen) if r["source"] == source]
+            if at:
+                by_source = {
+                    name: _pairs_won([v for i in at for v in (scores[2 * i], scores[2 * i + 1])]).value
+                    for name, scores in (
+                        ("P", [s["score"] for s in scored]),
+                        ("floor", [_density(side["user_input"], side["retrieved_contexts"]) for side in sides]),
+                    )
+                }
+                print(f"  {lang} {source}: {len(at)} pairs, P {by_source['P']:.2f}, floor {by_source['floor']:.2f}")
+        print(
+            f"context_focus {split} {lang} ({len(chosen)} pairs), pairs won: "
+            + ", ".join(f"{k} {v}" for k, v in figures.items())
+        )
+        found[lang] = (chosen, figures)
+    return found
+
+
+def context_focus_cards(judge: str | None, name: str, out: Path | None) -> list[Card]:
+    found = []
+    for lang, (pairs, figures) in context_focus(judge, out).items():
+        sources = [s for s in CONTEXT_FOCUS_PAIRS if any(r["source"] == s for r in pairs)]
+        counts = ", ".join(f"{CONTEXT_FOCUS_DATA[s]}: {sum(r['source'] == s for r in pairs)}" for s in sources)
+        found.append(
+            Card(
+                "context_relevancy",
+                lang,
+                "pairs won",
+                figures["P"],
+                figures["floor"],
+                "density of question words in the contexts",
+                len(pairs),
+                f"context_focus dev ({len(pairs)} pairs), a focused context against a padded one; {counts}",
+                name,
+                "benchmarks/metaeval.py cards --out DIR",
+            )
+        )
+    return found
+
+
+def _folder(name: str, split: str) -> str:
+    """A measurement's results folder under --out: dev's keeps its plain name, so earlier runs resume."""
+    return name if split == "dev" else f"{name}-{split}"
 
 
 def _logit(p: float) -> float:
@@ -809,6 +904,7 @@ def cards(judge: str | None, out: Path | None, ragchecker_limit: int | None) -> 
             *ragchecker_cards(judge, name, out, ragchecker_limit),
             *summeval_cards(judge, name, out),
             *hotpotqa_cards(judge, name, out),
+            *context_focus_cards(judge, name, out),
         ]
     )
     print(markdown_table())
@@ -884,7 +980,7 @@ def pairwise_cards(judge: str | None, name: str, out: Path | None) -> list[Card]
     wikieval_rows = [r for r in _read("wikieval_dev.jsonl") if r["label"]["aspect"] == "context_relevance"]
     wikieval_pairs = [dict(r, id=f"{r['id']}:{side}", **_side(r, side)) for r in wikieval_rows for side in "ab"]
     floor = _pairs_won([WIKIEVAL_FLOORS["context_relevance"](pair) for pair in wikieval_pairs])
-    for metric in WIKIEVAL_METRICS["context_relevance"]:
+    for metric in ("context_utilization",):  # context_relevancy's card comes from the larger context_focus set
         scores = score_rows(wikieval_pairs, judge, out, "wikieval-context_relevance", metric)
         data = f"WikiEval dev ({len(wikieval_rows)} pairs): a focused context against a padded one"
         found.append(
@@ -941,13 +1037,30 @@ def _jsonl(path: Path) -> list[dict]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument(
-        "dataset", choices=["jhars", "uhgeval", "wikieval", "wikiqa", "ragchecker", "summeval", "hotpotqa", "cards"]
+        "dataset",
+        choices=[
+            "jhars",
+            "uhgeval",
+            "wikieval",
+            "wikiqa",
+            "ragchecker",
+            "summeval",
+            "hotpotqa",
+            "context_focus",
+            "cards",
+        ],
     )
     limits = parser.add_mutually_exclusive_group()
     limits.add_argument("--limit", type=int)
     limits.add_argument("--first", type=int, help="jhars: the first N rows in file order")
     parser.add_argument("--judge")
     parser.add_argument("--out", type=Path)
+    parser.add_argument(
+        "--split",
+        default="dev",
+        choices=("dev", "test"),
+        help="summeval, hotpotqa, context_focus: test only once, at the end (cards come from dev)",
+    )
     parser.add_argument("--floor-only", action="store_true", help="only the model-free floor: no judge, seconds")
     parser.add_argument("--evidence-sentences", type=int, default=0)
     parser.add_argument(
@@ -973,10 +1086,12 @@ def main() -> None:
     elif args.dataset == "uhgeval":
         uhgeval(args.limit, args.judge, args.out, args.floor_only, args.evidence_sentences)
     elif args.dataset == "summeval":
-        summeval_coherence(args.judge, args.out, args.limit)
+        summeval_coherence(args.judge, args.out, args.limit, args.split)
     elif args.dataset == "hotpotqa":
-        hotpotqa_precision(args.judge, args.out)
-        hotpotqa_recall(args.judge, args.out)
+        hotpotqa_precision(args.judge, args.out, args.split)
+        hotpotqa_recall(args.judge, args.out, args.split)
+    elif args.dataset == "context_focus":
+        context_focus(args.judge, args.out, args.split)
     elif args.dataset == "ragchecker":
         ragchecker(args.limit, args.judge, args.out, args.floor_only)
     elif args.dataset == "wikiqa" and args.sentences:

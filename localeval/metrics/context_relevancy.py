@@ -5,7 +5,7 @@ from localeval.data.text import split_sentences
 from localeval.metrics.base import MetricProgram, Score, metric
 from localeval.metrics.claims import nonblank
 from localeval.metrics.options import DEFAULT_OPTIONS, MetricOptions
-from localeval.metrics.scoring import fraction
+from localeval.metrics.scoring import mean
 from localeval.steps import Call
 
 # The judge marks a context's sentences in groups of at most this many, so that a context of any length
@@ -17,10 +17,11 @@ SENTENCES_PER_CALL = 64
     "context_relevancy", required=("user_input", "retrieved_contexts"), steps=("sentence_relevance",), models=("judge",)
 )
 def context_relevancy(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS) -> MetricProgram:
-    """Share of the contexts' sentences needed to answer the question (superseded by context_precision).
+    """Expected share of the contexts' sentences needed to answer the question (superseded by context_precision).
 
-    Code splits each context into sentences (。！？ as well as . ! ?) and the judge marks each one,
-    so what is "extracted" is always a real sentence of the context.
+    Code splits each context into sentences (。！？ as well as . ! ?) and the judge marks each one, so what is
+    "extracted" is always a real sentence of the context. A sentence counts by the judge's own P(mark = 1), which
+    ranks sentences better than its 0/1 marks (docs/validation.md); without P, by its mark.
     """
     per_context = [split_sentences(c) for c in nonblank(sample.retrieved_contexts)]
     per_context = [sentences for sentences in per_context if sentences]
@@ -29,10 +30,14 @@ def context_relevancy(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS) 
     groups = [group for sentences in per_context for group in in_groups(sentences)]
     marked = yield [Call.of("sentence_relevance", user_input=sample.text("user_input"), sentences=g) for g in groups]
     pairs = [(s, v) for group, m in zip(groups, marked) for s, v in zip(group, m.verdicts)]
-    extracted = [s for s, v in pairs if v]
+    probabilities = [p for m in marked for p in m.p]
     return Score(
-        fraction(len(extracted), len(pairs)),
-        evidence={"extracted": extracted, "sentences": len(pairs), "note": "superseded by context_precision"},
+        mean(probabilities),
+        evidence={
+            "extracted": [s for s, v in pairs if v],
+            "sentences": len(pairs),
+            "note": "superseded by context_precision",
+        },
     )
 
 

@@ -204,6 +204,14 @@ def test_relevancy_marks_code_split_sentences_including_japanese():
     )
 
 
+def test_relevancy_counts_each_sentence_by_the_judges_p_where_it_has_one():
+    program = context_relevancy.compute(sample(("One. Two. Three.",)))
+    next(program)
+    score = finish(program, [SentenceVerdicts(verdicts=[1, 0, 0], probabilities=[0.9, 0.3, 0.0])])
+    # the expected share marked: (0.9 + 0.3 + 0.0) / 3; the extracted sentences are still the marked ones
+    assert (score.value, score.evidence["extracted"]) == (pytest.approx(0.4), ["One."])
+
+
 def test_relevancy_with_nothing_marked_scores_zero():
     program = context_relevancy.compute(sample(("One. Two.",)))
     next(program)
