@@ -13,7 +13,8 @@ that fallback unnecessary.
 The batch curve: one prompt evaluated once and shared by N sequences (its KV cells tagged with every sequence, not
 copied), then each step decodes one token of each sequence in a single llama_decode. It prints the generated
 tokens per second summed over the sequences, and the speed-up over one sequence: what decoding a round's
-independent calls together could gain on this machine.
+independent calls together could gain on this machine. Then the same through real judge calls (a prompt of their
+own after the shared prefix, answers under a grammar), as `localeval doctor` measures it.
 
 With --suite DATA, the run itself at each batch size (`--batch-decode N`): judge seconds per sample, prompt and
 generated tokens per second, and how far its scores move from batch 1's (a batch rounds its last bits differently).
@@ -28,6 +29,7 @@ from pathlib import Path
 import llama_cpp
 import numpy as np
 
+from localeval.judge.batch_curve import describe_curve, measure_curve
 from localeval.judge.batch_decoding import fill_batch
 from localeval.judge.gguf import GGUFJudge, parallel_sequences
 from localeval.judge.protocol import JudgeConfig
@@ -178,6 +180,9 @@ def main() -> None:
             for size, speed in curve:
                 gain = f"   x{speed / single:.2f} over 1" if single else ""
                 print(f"  {size:>2} sequences   generation {speed:6.1f} tokens/s in all{gain}")
+            config = JudgeConfig(n_threads=args.threads, n_gpu_layers=args.gpu_layers)
+            calls = measure_curve(path, config, tuple(sizes))
+            print(f"judge calls decoded together, as `localeval doctor` times them: {describe_curve(calls)}")
     if args.suite:
         metrics = args.metrics.split(",") if args.metrics else None
         print(f"run on {args.suite}, {args.threads} threads, metrics: {args.metrics or 'the default suite'}")

@@ -115,3 +115,12 @@ def test_a_run_stores_its_speeds_in_the_cache_folder(tmp_path, monkeypatch):
     manifest = JudgeRecord("qwen05", QWEN05, "", "", {"n_gpu_layers": 0, "n_threads": 2})
     remember_speeds(LoadedJudge(_Judge(), JudgeConfig(), QWEN05, manifest))
     assert speeds_for(KEY, 491400064, tmp_path / SPEEDS_FILE).speeds == Speeds(250.0, 30.0)
+
+
+def test_a_run_that_decoded_calls_together_stores_no_speeds(tmp_path, monkeypatch):
+    """llama.cpp counts a batch's decode steps as prompt tokens: such a run's split would be wrong."""
+    monkeypatch.setenv("LOCALEVAL_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr("localeval.judge.speeds.cpu", lambda: type("CPU", (), {"model": KEY.cpu})())
+    manifest = JudgeRecord("qwen05", QWEN05, "", "", {"n_gpu_layers": 0, "n_threads": 2})
+    remember_speeds(LoadedJudge(_Judge(), JudgeConfig(batch_decode=4), QWEN05, manifest))
+    assert not (tmp_path / SPEEDS_FILE).exists()

@@ -31,6 +31,12 @@ from localeval.judge.protocol import JudgeConfig
     help="Jinja chat template, for GGUF files without one.",
 )
 @click.option("--no-embedders", is_flag=True, help="Skip loading the embedders.")
+@click.option(
+    "--batch-curve/--no-batch-curve",
+    default=True,
+    help="After the judge check, time its answers with 1, 2, 4 and 8 calls decoded together, and say which "
+    "--batch-decode suits this machine (some 20 s with the default judge on 2 cores).",
+)
 def doctor(
     judge: str | None,
     judge_api_key_env: str | None,
@@ -38,17 +44,19 @@ def doctor(
     gpu_layers: int,
     chat_template: Path | None,
     no_embedders: bool,
+    batch_curve: bool,
 ) -> None:
     """Check the llama.cpp build, the CPU, the models and the embedders, then let the judge generate.
 
-    The judge runs in a child process, so a crash in llama.cpp is reported. Exits 1 when anything
-    failed, for instance when the judge cannot generate.
+    The judge runs in a child process, so a crash in llama.cpp is reported. If it runs, its answer speed with
+    1, 2, 4 and 8 calls decoded together follows, with the --batch-decode that suits this machine. Exits 1 when
+    anything failed, for instance when the judge cannot generate.
     """
     config = JudgeConfig.from_options(
         threads=threads, gpu_layers=gpu_layers, chat_template=chat_template, api_key_env=judge_api_key_env
     )
     section, failures, warnings = None, 0, 0
-    for finding in diagnose(judge, config, embedders=not no_embedders):
+    for finding in diagnose(judge, config, embedders=not no_embedders, batch_curve=batch_curve):
         if finding.section != section:
             click.echo(("\n" if section else "") + finding.section)
             section = finding.section

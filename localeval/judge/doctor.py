@@ -10,8 +10,9 @@ from __future__ import annotations
 import platform
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import metadata
+from pathlib import Path
 
 from localeval.errors import LocalevalError
 from localeval.judge.check import (
@@ -47,8 +48,10 @@ def diagnose(
     config: JudgeConfig | None = None,
     embedders: bool = True,
     check_command: list[str] | None = None,
+    batch_curve: bool = True,
 ) -> Iterator[Finding]:
-    """Findings about this installation; the judge check last (`check_command` replaces its child in tests)."""
+    """Findings about this installation; the judge check last (`check_command` replaces its child in tests), then,
+    if it passed, the judge's speed with calls decoded together (`batch_curve`), which --batch-decode is chosen by."""
     config = config or JudgeConfig()
     yield Finding(
         "localeval",
@@ -61,7 +64,7 @@ def diagnose(
     yield from _model_findings(statuses)
     if embedders:
         yield from _embedder_findings(statuses)
-    yield from _judge_findings(judge, statuses, config, check_command)
+    yield from _judge_findings(judge, statuses, config, check_command, batch_curve)
 
 
 def _cpu_findings() -> Iterator[Finding]:
@@ -167,7 +170,11 @@ def _server_finding(url: str, config: JudgeConfig) -> Finding:
 
 
 def _judge_findings(
-    judge: str | None, statuses: list[ModelStatus], config: JudgeConfig, check_command: list[str] | None
+    judge: str | None,
+    statuses: list[ModelStatus],
+    config: JudgeConfig,
+    check_command: list[str] | None,
+    batch_curve: bool,
 ) -> Iterator[Finding]:
     name = judge or _installed_judge(statuses)
     if name is None:
@@ -203,6 +210,24 @@ def _judge_findings(
         )
     else:
         yield Finding("judge", label, explain_attempts(attempts).rstrip("."), FAIL)
+    if final.ok and batch_curve:
+        yield _batch_curve_finding(resolved.path, replace(config, weight_repacking=final.weight_repacking))
+
+
+def _batch_curve_finding(path: Path, config: JudgeConfig) -> Finding:
+    """Loaded in this process: the check above has shown that these settings run."""
+    from localeval.judge.batch_curve import MIN_GAIN, describe_curve, measure_curve, recommended_batch
+
+    try:
+        curve = measure_curve(path, config)
+    except (LocalevalError, RuntimeError, ValueError) as error:
+        return Finding("judge", "calls decoded together", f"could not be measured: {error}", WARN)
+    chosen = recommended_batch(curve)
+    if chosen == 1:
+        advice = f"keep --batch-decode 1 (the default): no size gains x{MIN_GAIN:g} here"
+    else:
+        advice = f"--batch-decode {chosen} should speed a run up here (the default is 1)"
+    return Finding("judge", "calls decoded together", f"{describe_curve(curve)}; {advice}", INFO)
 
 
 def _generation_summary(check: JudgeCheck) -> str:

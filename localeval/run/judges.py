@@ -18,9 +18,12 @@ from localeval.results.manifest import JudgeRecord
 
 
 def remember_speeds(judge: LoadedJudge) -> None:
-    """The judge's speeds so far, for later dry runs' estimates (best effort: never fails the run)."""
+    """The judge's speeds so far, for later dry runs' estimates (best effort: never fails the run).
+
+    Not from a run that decoded calls together: llama.cpp counts a batch's decode steps as prompt tokens, so
+    its prompt and generation speeds cannot be told apart."""
     timings = getattr(judge.judge, "timings", None)
-    if timings is None or (speeds := measured(timings())) is None:
+    if judge.config.batch_decode > 1 or timings is None or (speeds := measured(timings())) is None:
         return
     config = judge.manifest.config
     remember(key_for(judge.manifest.sha256, config["n_gpu_layers"], config["n_threads"]), speeds)

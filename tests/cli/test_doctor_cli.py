@@ -36,6 +36,9 @@ def test_doctor_reports_the_build_models_embedders_and_a_generation(smollm_path)
     assert any(line.startswith("  ok   all-minilm-l6-v2:") and "384-d vectors" in line for line in lines)
     judge_line = next(line for line in lines if line.startswith("  ok   smollm2-135m:"))
     assert "tokens prompt in" not in judge_line and "generated" in judge_line and "in a child process" in judge_line
+    curve_line = next(line for line in lines if "calls decoded together:" in line)
+    assert "1: " in curve_line and "8: " in curve_line and "answer tokens/s" in curve_line
+    assert "--batch-decode" in curve_line
     assert lines[-1].startswith("All checks passed")
 
 
