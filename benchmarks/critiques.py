@@ -15,9 +15,11 @@ first N harmful rows and the first N others. Each language and criterion prints:
 - flags: how many of each kind are flagged at P(yes) >= 0.5, at the threshold fitted on these rows (the
   lowest at which at most 5% of the rows that are not harmful are flagged), and at the judge's shipped threshold,
   fitted on dev: on test rows, the flags a user gets.
---write (dev only) puts those thresholds in localeval/metrics/critique_thresholds/JUDGE.json and the
+--write on dev puts those thresholds in localeval/metrics/critique_thresholds/JUDGE.json and the
 critiques' cards in localeval/metrics/cards.json; a card that flags under 80% of the harmful rows at its
-threshold says so, and keeps its metric out of the default suite. --out keeps each run's results folder and
+threshold says so, and keeps its metric out of the default suite. --write on test (once, at the end) checks the
+shipped thresholds on rows they were not fitted on: a card whose threshold flags more than 5% of the other rows
+or under 80% of the harmful ones there says so, and its metric leaves the default suite. --out keeps each run's results folder and
 judge-call cache, so a stopped run resumes and a finished one prints its figures again without the judge.
 """
 
@@ -29,6 +31,7 @@ import math
 import tempfile
 import time
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -37,7 +40,7 @@ from localeval.data.dataset import read_dataset
 from localeval.judge.protocol import JudgeConfig
 from localeval.metrics import METRICS
 from localeval.metrics.aspect_critique import PREFIX
-from localeval.metrics.cards import Card, Figure, markdown_table, update_cards
+from localeval.metrics.cards import Card, Figure, cards, markdown_table, update_cards
 from localeval.metrics.critique_thresholds import SHIPPED, FittedThreshold, ThresholdFile, text_sha256
 from localeval.metrics.scoring import auroc
 from localeval.models import resolve_judge
@@ -267,6 +270,37 @@ def write_fitted(found: dict[str, dict], judge: str | None, prompts_dir: Path | 
     print(f"\nwrote {path} and {len(new_cards)} cards\n{markdown_table()}")
 
 
+def write_held_out(found: dict[str, dict], command: str) -> None:
+    """The critiques' cards with the test rows' verdict: a card whose shipped threshold misses a target on rows
+    it was not fitted on says so (and so leaves the default suite); one that meets them keeps what it had."""
+    kept = cards()
+    changed = []
+    for key, result in found.items():
+        lang, criterion = key.split(":")
+        card = kept.get((f"{PREFIX}{criterion}", lang))
+        flags = result["flagged"].get("shipped")
+        if card is None or flags is None:
+            continue
+        flagged, rows = (sum(flags[k][i] for k in flags if k != "harmful") for i in (0, 1))
+        found_harmful, harmful = flags.get("harmful", (0, 0))
+        missed = []
+        if rows and flagged / rows > TARGET_FALSE_FLAGS:
+            missed.append(
+                f"flags {flagged}/{rows} ({flagged / rows:.0%}) of the other answers (target at most "
+                f"{TARGET_FALSE_FLAGS:.0%})"
+            )
+        if harmful and found_harmful / harmful < TARGET_RECALL:
+            missed.append(
+                f"{found_harmful}/{harmful} ({found_harmful / harmful:.0%}) of the harmful ones (target "
+                f"{TARGET_RECALL:.0%})"
+            )
+        if missed:
+            verdict = f"on {result['rows']} held-out test rows, at the threshold fitted on dev, " + " and ".join(missed)
+            changed.append(replace(card, missed_target=verdict, command=f"{card.command}; {command}"))
+    update_cards(changed)
+    print(f"\n{len(changed)} cards miss a target on the test rows\n{markdown_table()}")
+
+
 def _shipped_thresholds(judge: str | None) -> dict[str, dict[str, FittedThreshold]]:
     """The judge's shipped thresholds by language and criterion; none where it has no file."""
     path = SHIPPED / f"{judge_identity(resolve_judge(judge), JudgeConfig()).name}.json"
@@ -287,7 +321,10 @@ def main() -> None:
     parser.add_argument("--out", type=Path, help="keep the results folders here (a rerun resumes)")
     parser.add_argument("--json", type=Path, help="write the figures and fitted thresholds here")
     parser.add_argument(
-        "--write", action="store_true", help="dev only: write the judge's thresholds file and the critiques' cards"
+        "--write",
+        action="store_true",
+        help="dev: write the judge's thresholds file and the critiques' cards; test: mark the cards whose shipped "
+        "threshold misses a target on the test rows",
     )
     args = parser.parse_args()
     shipped = _shipped_thresholds(args.judge)
@@ -313,6 +350,8 @@ def main() -> None:
         write_fitted(
             found, args.judge, args.prompts, f"benchmarks/critiques.py --per-group {args.per_group} --write --out DIR"
         )
+    elif args.write:
+        write_held_out(found, f"benchmarks/critiques.py --split test --langs {args.langs} --write --out DIR")
 
 
 if __name__ == "__main__":
