@@ -44,7 +44,7 @@ from localeval.run.planning import calibrations_for
 from localeval.run.step_executor import StepExecutor
 from localeval.steps import STEPS, Call
 from localeval.steps.prompts import PromptLibrary
-from localeval.steps.verdicts import Verdict, VerdictOnly
+from localeval.steps.verdicts import SupportVerdict, Verdict
 
 METAEVAL = Path(__file__).resolve().parents[2] / "shared" / "metaeval"
 REASON_FIRST_PROMPTS = Path(__file__).resolve().parent / "data" / "reason_first"
@@ -114,7 +114,7 @@ def calibrated(item: Item, judge_p: float, calibration: Calibration) -> tuple[fl
     floor: the share of the sentence the contexts cover)."""
     passages = Passages(item.row["retrieved_contexts"])
     evidence = find_evidence(item.statement, passages, 3)
-    verdict = VerdictOnly(verdict=int(judge_p >= 0.5), probability=judge_p)
+    verdict = SupportVerdict(verdict=int(judge_p >= 0.5), probability=judge_p)
     support = support_of(Claim(item.statement, item.statement), verdict, evidence, passages, calibration)
     return support.p, evidence.context_coverage
 

@@ -21,7 +21,7 @@ from localeval.run.step_executor import (
 from localeval.steps import STEPS, Call
 from localeval.steps.prompts import PromptLibrary
 from localeval.steps.statements import Statements
-from localeval.steps.verdicts import VerdictOnly
+from localeval.steps.verdicts import SupportVerdict
 
 CONFIG = JudgeConfig(seed=7, temperature=0.0, vote_temperature=0.9)
 SUPPORT = Call.of(
@@ -71,14 +71,14 @@ def test_valid_answer_becomes_the_output():
     judge = FakeJudge([answer(SUPPORTED, prompt_tokens=321, completion_tokens=17, seconds=0.25)])
     outcome = executor(judge).run(SUPPORT, "en")
     assert outcome == StepOutcome(
-        VerdictOnly(verdict=1), usage=CallUsage(prompt_tokens=321, completion_tokens=17, seconds=0.25, attempts=1)
+        SupportVerdict(verdict=1), usage=CallUsage(prompt_tokens=321, completion_tokens=17, seconds=0.25, attempts=1)
     )
     assert judge.calls == [expected_call(SUPPORT, max_tokens=16)]
 
 
 def test_answer_with_prose_around_it_is_accepted():
     judge = FakeJudge(["Answer: " + SUPPORTED + " (done)"])
-    assert executor(judge).run(SUPPORT, "en").output == VerdictOnly(verdict=1)
+    assert executor(judge).run(SUPPORT, "en").output == SupportVerdict(verdict=1)
 
 
 def test_malformed_answer_is_unparseable():
@@ -134,7 +134,7 @@ def test_a_prompt_too_long_is_cut_to_the_window_and_the_cut_recorded():
     full = sum(len(m["content"]) for m in PromptLibrary().get("statement_support", "en").messages(call.input_dict()))
     judge = FakeJudge(respond=overflowing_past(full // 2), n_ctx=full // 2 + 16)
     outcome = executor(judge).run(call, "en")
-    assert outcome.output == VerdictOnly(verdict=1)
+    assert outcome.output == SupportVerdict(verdict=1)
     assert outcome.cut.input_name == "retrieved_contexts"
     assert outcome.cut.kept_chars < outcome.cut.total_chars == sum(map(len, contexts))
     assert "Paris is the capital of France." in judge.calls[-1].last_user  # the sentence that matters stayed
@@ -184,7 +184,7 @@ def test_truncated_then_ok_retries_at_twice_the_budget():
     )
     outcome = executor(judge).run(SUPPORT, "en")
     assert outcome == StepOutcome(
-        VerdictOnly(verdict=1), usage=CallUsage(prompt_tokens=600, completion_tokens=21, seconds=1.5, attempts=2)
+        SupportVerdict(verdict=1), usage=CallUsage(prompt_tokens=600, completion_tokens=21, seconds=1.5, attempts=2)
     )
     assert [call.max_tokens for call in judge.calls] == [16, 32]
     assert judge.calls[0].messages == judge.calls[1].messages
@@ -303,7 +303,7 @@ def test_identical_calls_hit_the_cache():
     )
     assert len(judge.calls) == 1
     assert first.usage == CallUsage(100, 10, 0.5, 1, cached=False)
-    assert second == StepOutcome(VerdictOnly(verdict=1), usage=CallUsage(cached=True))
+    assert second == StepOutcome(SupportVerdict(verdict=1), usage=CallUsage(cached=True))
 
 
 @pytest.mark.parametrize(
@@ -315,7 +315,7 @@ def test_failures_that_depend_on_the_machine_are_not_cached(fault):
     judge = FakeJudge([fault, SUPPORTED])
     run = executor(judge)
     assert run.run(SUPPORT, "en").output is None
-    assert run.run(SUPPORT, "en") == StepOutcome(VerdictOnly(verdict=1), usage=CallUsage(100, 10, 0.5, 1))
+    assert run.run(SUPPORT, "en") == StepOutcome(SupportVerdict(verdict=1), usage=CallUsage(100, 10, 0.5, 1))
     assert len(judge.calls) == 2
     assert len(run.cache) == 1
 
@@ -350,7 +350,7 @@ def test_a_cached_failure_that_is_not_a_repeatable_one_is_a_miss(tmp_path, stale
     executor(FakeJudge(["no json"]), CallCache(path)).run(SUPPORT, "en")
     path.write_text(path.read_text(encoding="utf-8").replace("judge_unparseable", stale), encoding="utf-8")
     judge = FakeJudge([SUPPORTED])
-    assert executor(judge, CallCache(path)).run(SUPPORT, "en").output == VerdictOnly(verdict=1)
+    assert executor(judge, CallCache(path)).run(SUPPORT, "en").output == SupportVerdict(verdict=1)
     assert len(judge.calls) == 1
 
 
@@ -402,7 +402,7 @@ def test_an_edited_prompt_misses_the_cache_and_an_edited_comment_does_not(tmp_pa
     assert len(judge.calls) == 1
 
 
-class WithNote(VerdictOnly):
+class WithNote(SupportVerdict):
     note: str | None = None
 
 
@@ -430,7 +430,7 @@ def test_cache_persists_to_jsonl_and_a_new_cache_serves_the_call(tmp_path):
     reloaded = CallCache(path)
     assert len(reloaded) == 1
     assert executor(judge, reloaded).run(SUPPORT, "en") == StepOutcome(
-        VerdictOnly(verdict=1), usage=CallUsage(cached=True)
+        SupportVerdict(verdict=1), usage=CallUsage(cached=True)
     )
     assert judge.calls == []
 
@@ -494,7 +494,7 @@ def test_the_last_binary_choice_becomes_the_verdicts_probability(tmp_path):
     cache = CallCache(tmp_path / "calls.jsonl")
     reply = dataclasses.replace(answer(SUPPORTED), choice_probabilities=(0.2, 0.9, 0.8125))
     outcome = executor(FakeJudge([reply]), cache).run(SUPPORT, "en")
-    assert outcome.output == VerdictOnly(verdict=1, probability=0.8125)
+    assert outcome.output == SupportVerdict(verdict=1, probability=0.8125)
     resumed = executor(FakeJudge(), CallCache(tmp_path / "calls.jsonl")).run(SUPPORT, "en")
     assert resumed.output.probability == 0.8125 and resumed.usage.cached
 
@@ -575,7 +575,7 @@ def test_calls_decoded_together_keep_each_calls_retries_failures_and_cache(tmp_p
     many = StepExecutor(judge, "judge-sha", PromptLibrary(), run, cache)
     outcomes = many.run_many([(c, "en") for c in (cached, cut_off, failing, fine, fine)])
     assert judge.batches == [3]  # cached, cut off, failing, fine: the repeat of fine is not decoded again
-    assert [o.output for o in outcomes] == [VerdictOnly(verdict=1)] * 2 + [None] + [VerdictOnly(verdict=1)] * 2
+    assert [o.output for o in outcomes] == [SupportVerdict(verdict=1)] * 2 + [None] + [SupportVerdict(verdict=1)] * 2
     assert outcomes[0].usage.cached and outcomes[4].usage.cached
     assert outcomes[1].usage.attempts == 2 and judge.calls[-1].max_tokens == 2 * budget  # retried alone
     assert (outcomes[2].failure, outcomes[2].detail) == ("judge_timeout", "no answer after 1 s")

@@ -47,7 +47,7 @@ def answer_completeness(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS
             "focus": round(focus, 4),
             "off_question": [s for s, p in zip(sentences, on_question) if p < 0.5],
             "parts": [
-                {"part": part, "answered": round(p, 4), "verdict": v.verdict}
+                {"part": part, "answered": round(p, 4), "verdict": v.verdict, "reason": v.reason}
                 for part, p, v in zip(parts, answered, verdicts)
             ],
         },

@@ -27,7 +27,7 @@ from localeval.metrics.base import MetricProgram, Program, Score
 from localeval.metrics.options import MetricOptions
 from localeval.steps import Call
 from localeval.steps.statements import StatedClaim, Statements
-from localeval.steps.verdicts import VerdictOnly
+from localeval.steps.verdicts import SupportVerdict
 
 # On JHARS, statements copied from another sentence had at most 0.33 of their units in the sentence they
 # were asked about; a statement whose pronoun was resolved from the previous sentence still had 0.47.
@@ -208,7 +208,7 @@ def supported_share(
 
 
 def support_of(
-    claim: Claim, verdict: VerdictOnly, evidence: Evidence, passages: Passages, calibration: Calibration
+    claim: Claim, verdict: SupportVerdict, evidence: Evidence, passages: Passages, calibration: Calibration
 ) -> Support:
     """P(supported), and the row that shows why: the verdict at 0.5, the judge's own view, the evidence."""
     judge_p = verdict.p

@@ -15,9 +15,9 @@ from localeval.steps import StepInput
 
 # Typical lengths of what a judge writes, in words (CJK: CJK_PER_WORD characters a word), from a real run
 # (Qwen2.5-Coder-0.5B on 4 samples of benchmarks/data/vs_ragas.jsonl): 48 tokens an answer for context_usefulness,
-# 25 a question.
-# statement_support and part_answered write their verdict alone.
-REASON_WORDS = {"context_usefulness": 27, "critique": 22, "rubric": 24}
+# 25 a question. statement_support writes its verdict alone.
+# part_answered was not in that run: it writes the same kind of one-sentence reason as critique.
+REASON_WORDS = {"context_usefulness": 27, "critique": 22, "part_answered": 22, "rubric": 24}
 QUESTION_WORDS = 8
 SUMMARY_QUESTIONS = 5
 CJK_PER_WORD = 2
@@ -34,10 +34,11 @@ def stand_in(step: str, inputs: Mapping[str, StepInput]) -> dict[str, Any]:
             "statement": (str(inputs["user_input"]).rstrip("?？") + " " + str(inputs["text"]))[:300],
             "answer": "yes",
         }
-    if step in ("statement_support", "part_answered"):
+    if step == "statement_support":
         return {"verdict": 1}
-    if step == "context_usefulness":
-        return {"reason": _words(str(inputs["context"]), REASON_WORDS[step])[:240], "verdict": 1}
+    if step in ("context_usefulness", "part_answered"):
+        source = inputs.get("context") or inputs.get("response")
+        return {"reason": _words(str(source), REASON_WORDS[step])[:240], "verdict": 1}
     if step == "question_parts":  # the question whole, one part: the fewest part_answered calls a sample can make
         return {"parts": [str(inputs["user_input"])[:160] or "-"]}
     if step == "critique":

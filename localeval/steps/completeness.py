@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field
 from localeval.steps.base import Aligned, Step
 from localeval.steps.fitting import Fit
 from localeval.steps.relevance import SentenceVerdicts
-from localeval.steps.verdicts import VerdictOnly
+from localeval.steps.verdicts import Verdict
 
 MAX_PARTS = 4
 
@@ -29,9 +29,9 @@ QUESTION_PARTS = Step(
 PART_ANSWERED = Step(
     name="part_answered",
     inputs=("user_input", "part", "response"),
-    output=VerdictOnly,
-    max_tokens=16,
-    description="Does the response answer this one part of the question? Verdict 1 or 0, no reason.",
+    output=Verdict,
+    max_tokens=160,
+    description="Does the response answer this one part of the question? Short reason, then verdict 1 or 0.",
     fit=Fit("response", query=("part",)),
 )
 

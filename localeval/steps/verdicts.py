@@ -1,5 +1,4 @@
-"""Yes/no judgements: statement support and part answered (the verdict alone); context usefulness and critiques
-(a reason first)."""
+"""Yes/no judgements: statement support (the verdict alone); context usefulness and critiques (a reason first)."""
 
 from typing import TYPE_CHECKING, Literal
 
@@ -24,7 +23,7 @@ class JudgeProbability:
 
 class Verdict(JudgeProbability, BaseModel):
     # The reason comes before the verdict, and the reports show it. For statement_support a reason first
-    # did not make P agree better with people (VerdictOnly); for these steps that is not measured.
+    # did not make P agree better with people (SupportVerdict); for these steps that is not measured.
     reason: str = Field(min_length=1, max_length=240)
     verdict: Literal[0, 1]
     # The judge's own P(verdict = 1), read from its token probabilities where it wrote the verdict.
@@ -32,11 +31,10 @@ class Verdict(JudgeProbability, BaseModel):
     probability: SkipJsonSchema[float | None] = None
 
 
-class VerdictOnly(JudgeProbability, BaseModel):
-    # The verdict alone, for steps whose metrics read only P(verdict = 1): the reason a 1.5B judge wrote first
-    # took most of the call without making P agree better with people. statement_support (faithfulness, whose
-    # grounding evidence shows why; docs/install.md, "Speed on a CPU") and part_answered (answer_completeness:
-    # WikiQA dev pairs won 0.946 without the reason, 0.941 with it, 7 answer tokens a call instead of 30).
+class SupportVerdict(JudgeProbability, BaseModel):
+    # The verdict alone. Faithfulness reads only P(verdict = 1), and the grounding evidence shows why; the
+    # reason a 1.5B judge wrote first took most of the call without making P agree better with people
+    # (docs/install.md, "Speed on a CPU").
     verdict: Literal[0, 1]
     probability: SkipJsonSchema[float | None] = None  # as Verdict's
 
@@ -44,7 +42,7 @@ class VerdictOnly(JudgeProbability, BaseModel):
 STATEMENT_SUPPORT = Step(
     name="statement_support",
     inputs=("retrieved_contexts", "statement"),
-    output=VerdictOnly,
+    output=SupportVerdict,
     max_tokens=16,
     description="Does the context support the statement? Verdict 1 or 0, no reason.",
     fit=Fit("retrieved_contexts", query=("statement",)),

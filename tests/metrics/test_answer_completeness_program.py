@@ -14,7 +14,7 @@ from localeval.metrics.context_relevancy import SENTENCES_PER_CALL
 from localeval.steps import Call
 from localeval.steps.completeness import QuestionParts
 from localeval.steps.relevance import SentenceVerdicts
-from localeval.steps.verdicts import VerdictOnly
+from localeval.steps.verdicts import Verdict
 
 QUESTION = "When was PharmaCann founded and where is it based?"
 FIRST, SECOND = "PharmaCann was founded in 2014.", "It is a leading pharmaceutical company."
@@ -22,7 +22,7 @@ RESPONSE = f"{FIRST} {SECOND}"
 FOUNDED, BASED = "When was PharmaCann founded?", "Where is PharmaCann based?"
 
 
-def run(parts: list[str], verdicts: list[VerdictOnly], marks: list[int] = (1, 1), response: str = RESPONSE):
+def run(parts: list[str], verdicts: list[Verdict], marks: list[int] = (1, 1), response: str = RESPONSE):
     program = answer_completeness.compute(Sample("q1", 1, user_input=QUESTION, response=response))
     assert next(program) == Call.of("question_parts", user_input=QUESTION)
     calls = program.send(QuestionParts(parts=parts))
@@ -39,7 +39,7 @@ def test_declaration():
 
 
 def test_each_part_is_judged_in_its_own_call_and_the_sentences_in_one():
-    calls, _ = run([FOUNDED, BASED], [VerdictOnly(verdict=1), VerdictOnly(verdict=0)])
+    calls, _ = run([FOUNDED, BASED], [Verdict(reason="a", verdict=1), Verdict(reason="b", verdict=0)])
     assert calls == [
         *(Call.of("part_answered", user_input=QUESTION, part=part, response=RESPONSE) for part in (FOUNDED, BASED)),
         Call.of("response_focus", user_input=QUESTION, sentences=[FIRST, SECOND]),
@@ -52,8 +52,8 @@ def test_coverage_is_the_mean_probability_that_a_part_is_answered():
     _, score = run(
         [FOUNDED, BASED],
         [
-            VerdictOnly(verdict=1, probability=0.9),
-            VerdictOnly(verdict=0, probability=0.2),
+            Verdict(reason="says 2014", verdict=1, probability=0.9),
+            Verdict(reason="no place", verdict=0, probability=0.2),
         ],
     )
     assert score.value == pytest.approx(0.55)
@@ -62,8 +62,8 @@ def test_coverage_is_the_mean_probability_that_a_part_is_answered():
         "focus": 1.0,
         "off_question": [],
         "parts": [
-            {"part": FOUNDED, "answered": 0.9, "verdict": 1},
-            {"part": BASED, "answered": 0.2, "verdict": 0},
+            {"part": FOUNDED, "answered": 0.9, "verdict": 1, "reason": "says 2014"},
+            {"part": BASED, "answered": 0.2, "verdict": 0, "reason": "no place"},
         ],
     }
 
@@ -72,7 +72,7 @@ def test_a_sentence_off_the_question_scales_the_score_by_the_share_on_it():
     # coverage (1.0 + 0.5) / 2 = 0.75, focus 1 of 2 sentences = 0.5: 0.75 × 0.5 = 0.375.
     _, score = run(
         [FOUNDED, BASED],
-        [VerdictOnly(verdict=1, probability=1.0), VerdictOnly(verdict=1, probability=0.5)],
+        [Verdict(reason="a", verdict=1, probability=1.0), Verdict(reason="b", verdict=1, probability=0.5)],
         marks=[1, 0],
     )
     assert score.value == pytest.approx(0.375)
@@ -86,7 +86,7 @@ def test_a_sentence_off_the_question_scales_the_score_by_the_share_on_it():
 def test_without_a_probability_the_verdict_counts():
     _, score = run(
         [FOUNDED, BASED, "Who founded it?"],
-        [VerdictOnly(verdict=1), VerdictOnly(verdict=0), VerdictOnly(verdict=1)],
+        [Verdict(reason="a", verdict=1), Verdict(reason="b", verdict=0), Verdict(reason="c", verdict=1)],
     )
     assert score.value == pytest.approx(2 / 3)
 
@@ -94,7 +94,7 @@ def test_without_a_probability_the_verdict_counts():
 def test_a_repeated_part_is_judged_once():
     calls, score = run(
         [FOUNDED, " when was pharmacann  FOUNDED? ", BASED],
-        [VerdictOnly(verdict=1, probability=1.0), VerdictOnly(verdict=0, probability=0.0)],
+        [Verdict(reason="a", verdict=1, probability=1.0), Verdict(reason="b", verdict=0, probability=0.0)],
     )
     assert [call.input_dict()["part"] for call in calls[:-1]] == [FOUNDED, BASED]
     assert score.value == 0.5
@@ -109,7 +109,7 @@ def test_a_long_response_is_marked_in_groups():
     score = finish(
         program,
         [
-            VerdictOnly(verdict=1, probability=1.0),
+            Verdict(reason="a", verdict=1, probability=1.0),
             SentenceVerdicts(verdicts=[1] * SENTENCES_PER_CALL),
             SentenceVerdicts(verdicts=[0] * 6),
         ],
@@ -136,7 +136,7 @@ def test_focus_is_the_mean_probability_that_a_sentence_is_on_the_question():
     score = finish(
         program,
         [
-            VerdictOnly(verdict=1, probability=1.0),
+            Verdict(reason="a", verdict=1, probability=1.0),
             SentenceVerdicts(verdicts=[1, 1], probabilities=[0.98, 0.44]),
         ],
     )

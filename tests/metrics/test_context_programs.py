@@ -14,7 +14,7 @@ from localeval.metrics.context_relevancy import context_relevancy
 from localeval.steps import Call
 from localeval.steps.entities import Entities
 from localeval.steps.relevance import SentenceVerdicts
-from localeval.steps.verdicts import Verdict, VerdictOnly
+from localeval.steps.verdicts import SupportVerdict, Verdict
 
 QUESTION = "What is the capital of France?"
 RESPONSE = "Paris is the capital."
@@ -148,7 +148,7 @@ def test_recall_checks_each_reference_statement_against_the_nonblank_contexts():
         Call("statement_support", (only, ("statement", "Paris is the capital of France."))),
         Call("statement_support", (only, ("statement", "Paris has 2.1 million people."))),
     ]
-    verdicts = [VerdictOnly(verdict=1), VerdictOnly(verdict=0)]
+    verdicts = [SupportVerdict(verdict=1), SupportVerdict(verdict=0)]
     assert brief(finish(program, verdicts), "reference_statements") == (
         0.5,
         None,

@@ -16,7 +16,7 @@ from localeval.metrics.correctness import (
 )
 from localeval.metrics.options import MetricOptions
 from localeval.models.encoders import Similarity
-from localeval.steps.verdicts import VerdictOnly
+from localeval.steps.verdicts import SupportVerdict
 
 QUESTION = "Tell me about the Eiffel Tower."
 RESPONSE = "The Eiffel Tower is in Paris. It was built in 1900."
@@ -28,11 +28,11 @@ RESPONSE_STATEMENTS = per_sentence([R1], [R2])
 REFERENCE_STATEMENTS = per_sentence([F1], [F2], [F3])
 # Response: R1 supported, R2 not -> TP 1, FP 1. Reference: F1 supported by the response, F2, F3 not -> FN 2.
 VERDICTS = [
-    VerdictOnly(verdict=1),
-    VerdictOnly(verdict=0),
-    VerdictOnly(verdict=1),
-    VerdictOnly(verdict=0),
-    VerdictOnly(verdict=0),
+    SupportVerdict(verdict=1),
+    SupportVerdict(verdict=0),
+    SupportVerdict(verdict=1),
+    SupportVerdict(verdict=0),
+    SupportVerdict(verdict=0),
 ]
 EVIDENCE = {
     "tp": 1,
@@ -160,7 +160,7 @@ def test_no_statements_on_either_side(metric):
 def test_response_without_statements():
     # Only the reference's statements are checked: F1 supported, F2 not -> TP 0, FP 0, FN 1.
     reference = per_sentence([F1], [F2], [])
-    verdicts = [VerdictOnly(verdict=1), VerdictOnly(verdict=0)]
+    verdicts = [SupportVerdict(verdict=1), SupportVerdict(verdict=0)]
     evidence = {
         "tp": 0,
         "fp": 0,

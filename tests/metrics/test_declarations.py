@@ -26,7 +26,7 @@ from localeval.steps.relevance import SentenceVerdicts
 from localeval.steps.rubric import RubricGrade
 from localeval.steps.statements import StatedClaim, Statements
 from localeval.steps.summary import KeyphraseQuestions, SummaryAnswers
-from localeval.steps.verdicts import CritiqueAnswer, Verdict, VerdictOnly
+from localeval.steps.verdicts import CritiqueAnswer, SupportVerdict, Verdict
 
 BUILT_IN = criteria.by_language(PromptLibrary(), ["en"], criteria.Definitions())["en"]
 OPTIONS = MetricOptions(criteria={"en": BUILT_IN.criteria}, rubrics={"en": BUILT_IN.rubrics})
@@ -81,7 +81,7 @@ def canned(call: Call) -> object:
         ),
         "answer_claim": lambda: Statements(statements=[f"The capital of France is {inputs['text']}."]),
         "stated_claim": lambda: StatedClaim(statement="Madrid is the capital of Spain.", answer="yes", probability=0.9),
-        "statement_support": lambda: VerdictOnly(verdict=1, probability=0.9),
+        "statement_support": lambda: SupportVerdict(verdict=1, probability=0.9),
         "context_usefulness": lambda: Verdict(reason="Used.", verdict=1, probability=0.9),
         "critique": lambda: CritiqueAnswer(answer="yes", reason="Fine."),
         "questions": lambda: Questions(
@@ -93,7 +93,7 @@ def canned(call: Call) -> object:
         "summary_questions": lambda: KeyphraseQuestions(keyphrases=["Paris"], questions=["Is Paris the capital?"]),
         "summary_answers": lambda: SummaryAnswers(answers=[1] * len(inputs["questions"])),
         "question_parts": lambda: QuestionParts(parts=["What is the capital of France?"]),
-        "part_answered": lambda: VerdictOnly(verdict=1, probability=0.9),
+        "part_answered": lambda: Verdict(reason="Paris.", verdict=1, probability=0.9),
         "response_focus": lambda: SentenceVerdicts(verdicts=[1] * len(inputs["sentences"]), probabilities=None),
     }
     return outputs[call.step]()

@@ -15,7 +15,7 @@ from localeval.metrics.faithfulness import faithfulness
 from localeval.metrics.options import MetricOptions
 from localeval.steps import Call
 from localeval.steps.statements import StatedClaim, Statements
-from localeval.steps.verdicts import VerdictOnly
+from localeval.steps.verdicts import SupportVerdict
 
 CONTEXTS = ("Paris is the capital of France. It has 2.1 million inhabitants.",)
 QUESTION = "Tell me about Paris."
@@ -85,7 +85,7 @@ def test_three_statements_with_verdicts_1_0_1():
         support("Paris has 2.1 million people."),
         support("Its population is 2.1 million."),
     ]
-    score = finish(program, [VerdictOnly(verdict=1), VerdictOnly(verdict=0), VerdictOnly(verdict=1)])
+    score = finish(program, [SupportVerdict(verdict=1), SupportVerdict(verdict=0), SupportVerdict(verdict=1)])
     assert brief(score) == (
         2 / 3,
         None,
@@ -112,7 +112,7 @@ def test_duplicate_statements_across_sentence_groups_count_once():
         support("Paris is in France."),
         support("Paris has 2.1 million people."),
     ]
-    score = finish(program, [VerdictOnly(verdict=1), VerdictOnly(verdict=1), VerdictOnly(verdict=0)])
+    score = finish(program, [SupportVerdict(verdict=1), SupportVerdict(verdict=1), SupportVerdict(verdict=0)])
     assert brief(score) == (
         2 / 3,
         None,
@@ -163,7 +163,7 @@ def test_blank_contexts_are_left_out_of_the_verdict_calls():
             ),
         )
     ]
-    score = finish(program, [VerdictOnly(verdict=1)])
+    score = finish(program, [SupportVerdict(verdict=1)])
     assert brief(score) == (1.0, None, [("Paris is in Europe.", 1)])
 
 
@@ -171,7 +171,7 @@ def test_all_statements_unsupported_scores_zero():
     program = faithfulness.compute(sample(response="パリはドイツにあります。人口は百人です。"))
     assert [call.input_dict()["sentence"] for call in next(program)] == ["パリはドイツにあります。", "人口は百人です。"]
     program.send(per_sentence(["パリはドイツにあります。"], ["パリの人口は百人です。"]))
-    score = finish(program, [VerdictOnly(verdict=0), VerdictOnly(verdict=0)])
+    score = finish(program, [SupportVerdict(verdict=0), SupportVerdict(verdict=0)])
     assert brief(score) == (0.0, None, [("パリはドイツにあります。", 0), ("パリの人口は百人です。", 0)])
 
 
@@ -179,7 +179,7 @@ def test_the_score_is_the_mean_of_the_judge_probabilities_without_a_calibration(
     program = faithfulness.compute(sample())
     next(program)
     program.send(per_sentence(["Paris is the capital of France."], ["Paris has 3 million people."], []))
-    score = finish(program, [VerdictOnly(verdict=1, probability=0.9), VerdictOnly(verdict=1, probability=0.6)])
+    score = finish(program, [SupportVerdict(verdict=1, probability=0.9), SupportVerdict(verdict=1, probability=0.6)])
     assert score.value == pytest.approx(0.75)
     first, second = score.evidence["statements"]
     assert first == {
@@ -206,7 +206,7 @@ def test_a_calibration_combines_the_judge_with_the_grounding_signals():
     program = faithfulness.compute(sample(), options)
     next(program)
     program.send(per_sentence([], ["Paris has 3 million people."], []))
-    score = finish(program, [VerdictOnly(verdict=1, probability=0.5)])
+    score = finish(program, [SupportVerdict(verdict=1, probability=0.5)])
     assert score.value == pytest.approx(1 / (1 + math.exp(-(0.5 + 0.0 - 3.0))))
     assert score.evidence["statements"][0]["verdict"] == 0 and score.evidence["statements"][0]["judge_verdict"] == 1
 
@@ -254,7 +254,7 @@ def test_a_text_with_no_statements_gets_a_second_look_that_finds_its_claim():
     assert calls == [Call.of("stated_claim", user_input=QUESTION, text="No, it is not.")]
     calls = program.send([StatedClaim(statement="Paris is not the capital of Spain.", answer="yes", probability=0.8)])
     assert [call.input_dict()["statement"] for call in calls] == ["Paris is not the capital of Spain."]
-    score = finish(program, [VerdictOnly(verdict=1, probability=0.9)])
+    score = finish(program, [SupportVerdict(verdict=1, probability=0.9)])
     assert brief(score) == (0.9, None, [("Paris is not the capital of Spain.", 1)])
     assert score.evidence["statements"][0]["sentence"] == "No, it is not."
 

@@ -13,7 +13,7 @@ from localeval.metrics.noise_sensitivity import (
     noise_sensitivity_relevant,
 )
 from localeval.metrics.options import MetricOptions
-from localeval.steps.verdicts import VerdictOnly
+from localeval.steps.verdicts import SupportVerdict
 
 QUESTION = "Tell me about the Eiffel Tower."
 RESPONSE = "The Eiffel Tower is in Paris. It was built in 1900. It is 500 metres tall."
@@ -30,8 +30,8 @@ def sample(contexts: tuple[str, ...] | None = (A, "  ", B)) -> Sample:
     return Sample("q1", 1, user_input=QUESTION, response=RESPONSE, reference=REFERENCE, retrieved_contexts=contexts)
 
 
-def verdicts(*flags: int) -> list[VerdictOnly]:
-    return [VerdictOnly(verdict=flag) for i, flag in enumerate(flags, start=1)]
+def verdicts(*flags: int) -> list[SupportVerdict]:
+    return [SupportVerdict(verdict=flag) for i, flag in enumerate(flags, start=1)]
 
 
 def test_declarations():
@@ -41,8 +41,8 @@ def test_declarations():
         assert metric.steps == ("statements", "answer_claim", "stated_claim", "statement_support")
 
 
-def verdicts_with(*probabilities: float) -> list[VerdictOnly]:
-    return [VerdictOnly(verdict=int(p >= 0.5), probability=p) for i, p in enumerate(probabilities, 1)]
+def verdicts_with(*probabilities: float) -> list[SupportVerdict]:
+    return [SupportVerdict(verdict=int(p >= 0.5), probability=p) for i, p in enumerate(probabilities, 1)]
 
 
 def calls_of_one_round() -> list:
