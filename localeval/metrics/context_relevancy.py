@@ -21,7 +21,8 @@ def context_relevancy(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS) 
 
     Code splits each context into sentences (。！？ as well as . ! ?) and the judge marks each one, so what is
     "extracted" is always a real sentence of the context. A sentence counts by the judge's own P(mark = 1), which
-    ranks sentences better than its 0/1 marks (docs/validation.md); without P, by its mark.
+    ranked focused contexts above padded ones more often than its 0/1 marks in English and Japanese, less often in
+    Chinese (docs/validation.md, "context relevance"); without P, by its mark.
     """
     per_context = [split_sentences(c) for c in nonblank(sample.retrieved_contexts)]
     per_context = [sentences for sentences in per_context if sentences]
