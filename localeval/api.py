@@ -142,9 +142,9 @@ def evaluate(
     with the dataset fields (user_input, response, retrieved_contexts, reference, ...; `field_map` renames others).
     `metrics`: names, or a comma-separated string; None is the default suite: the metrics validated in the data's
     languages that it has fields for.
-    `judge`: a `Judge` to reuse, or a path or registry name loaded for this call only; `judge_options`
-    (n_ctx, threads, gpu_layers, seed, temperature, chat_template, timeout, draft_tokens, batch_decode, api_key_env) apply to the
-    latter.
+    `judge`: a `Judge` to reuse, or a path or registry name loaded for this call only; `judge_options` (n_ctx,
+    threads, gpu_layers, seed, temperature, chat_template, timeout, draft_tokens, batch_decode, api_key_env) apply
+    to the latter.
     `keep_samples=False` keeps per-sample results in `out` only, for datasets too large for memory.
     `executor=RayExecutor("local" | "auto" | address)` scores on a Ray cluster, each actor loading the judge
     and embedders named here (a loaded `Judge` or `Embedders` cannot travel).

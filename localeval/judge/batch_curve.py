@@ -88,19 +88,24 @@ def measure_curve(path: Path, config: JudgeConfig, sizes: tuple[int, ...] = CURV
 
 def recommended_batch(curve: list[CurvePoint]) -> int:
     """The fastest number of sequences where it gains at least MIN_GAIN over one; else 1."""
-    single = next((p.tokens_per_second for p in curve if p.sequences == 1), 0.0)
+    single = _single(curve)
     best = max(curve, key=lambda p: p.tokens_per_second)
     return best.sequences if single and best.tokens_per_second >= MIN_GAIN * single else 1
 
 
 def describe_curve(curve: list[CurvePoint]) -> str:
     """'1: 29.6, 2: 29.3, 4: 36.4 (x1.23), 8: 33.9 (x1.15) answer tokens/s', the gains over one sequence."""
-    single = next((p.tokens_per_second for p in curve if p.sequences == 1), 0.0)
+    single = _single(curve)
     parts = []
     for point in curve:
         gain = f" (x{point.tokens_per_second / single:.2f})" if single and point.sequences > 1 else ""
         parts.append(f"{point.sequences}: {point.tokens_per_second:.1f}{gain}")
     return ", ".join(parts) + " answer tokens/s"
+
+
+def _single(curve: list[CurvePoint]) -> float:
+    """Answer tokens/s with one call at a time; 0 where the curve lacks that point."""
+    return next((p.tokens_per_second for p in curve if p.sequences == 1), 0.0)
 
 
 def _messages(question: str) -> list[Message]:
