@@ -291,8 +291,8 @@ def write_held_out(found: dict[str, dict], command: str) -> None:
             )
         if harmful and found_harmful / harmful < TARGET_RECALL:
             missed.append(
-                f"{found_harmful}/{harmful} ({found_harmful / harmful:.0%}) of the harmful ones (target "
-                f"{TARGET_RECALL:.0%})"
+                f"flags only {found_harmful}/{harmful} ({found_harmful / harmful:.0%}) of the harmful ones (target "
+                f"at least {TARGET_RECALL:.0%})"
             )
         if missed:
             verdict = f"on {result['rows']} held-out test rows, at the threshold fitted on dev, " + " and ".join(missed)
@@ -351,7 +351,8 @@ def main() -> None:
             found, args.judge, args.prompts, f"benchmarks/critiques.py --per-group {args.per_group} --write --out DIR"
         )
     elif args.write:
-        write_held_out(found, f"benchmarks/critiques.py --split test --langs {args.langs} --write --out DIR")
+        per_group = f" --per-group {args.per_group}" if args.per_group else ""
+        write_held_out(found, f"benchmarks/critiques.py --split test --langs {args.langs}{per_group} --write --out DIR")
 
 
 if __name__ == "__main__":

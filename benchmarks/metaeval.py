@@ -4,6 +4,7 @@
     .venv/bin/python benchmarks/metaeval.py uhgeval [--limit N] [--out DIR] [--floor-only]
     .venv/bin/python benchmarks/metaeval.py wikieval [--out DIR] [--floor-only] [--aspects faithfulness,...]
     .venv/bin/python benchmarks/metaeval.py wikiqa [--limit N] [--out DIR] [--floor-only] [--metrics answer_relevancy,...]
+        [--batch-decode N]
     .venv/bin/python benchmarks/metaeval.py wikiqa --sentences [--limit N] [--out DIR]
     .venv/bin/python benchmarks/metaeval.py ragchecker [--limit N] [--out DIR] [--floor-only]
     .venv/bin/python benchmarks/metaeval.py summeval [--limit N] [--out DIR] [--split test]
@@ -33,7 +34,9 @@ cross-validation on these rows (folds by question, so no question is scored by w
   (grounded vs ungrounded answer), answer_relevancy and answer_completeness (good vs poor answer), context_relevancy and
   context_utilization (focused vs padded contexts).
 - wikiqa: answer_relevancy and answer_completeness on the sentence that answers the question (a) and another
-  sentence of the same article (b); the share of pairs with a > b (a tie counts half). With --sentences,
+  sentence of the same article (b); the share of pairs with a > b (a tie counts half). --batch-decode N scores
+  each metric again with N calls decoded together and prints how far the scores moved from batch 1's, and the
+  paired change in pairs won with its 95% interval. With --sentences,
   each sentence as a one-sentence context for sentence_relevance (context_relevancy's step): the AUROC of
   the judge's mark, its P, the code signals, and their cross-validated combination.
 - ragchecker: answer_correctness and factual_correctness on RAGChecker's pairs (two systems' answers to one
@@ -102,11 +105,11 @@ def score_rows(
     name: str,
     metric: str = "faithfulness",
     evidence_sentences: int = 0,
+    batch_decode: int = 1,
 ) -> list[dict]:
     """One metric per row (same order), through the normal evaluation path."""
-    scored = score_metrics(
-        rows, judge, out, f"{name}-{metric}", (metric,), MetricOptions(evidence_sentences=evidence_sentences)
-    )
+    options = MetricOptions(evidence_sentences=evidence_sentences)
+    scored = score_metrics(rows, judge, out, f"{name}-{metric}", (metric,), options, batch_decode)
     return [row[metric] for row in scored]
 
 
@@ -117,8 +120,13 @@ def score_metrics(
     folder_name: str,
     metrics: tuple[str, ...],
     options: MetricOptions,
+    batch_decode: int = 1,
 ) -> list[dict[str, dict]]:
-    """Several metrics per row in one run, so they share its judge calls: {metric: {score, reason, evidence}}."""
+    """Several metrics per row in one run, so they share its judge calls: {metric: {score, reason, evidence}}.
+
+    batch_decode > 1 decodes that many calls together, in a folder of its own beside batch 1's."""
+    if batch_decode > 1:
+        folder_name = f"{folder_name}-batch{batch_decode}"
     fields = dict.fromkeys(
         ("id", "user_input", "response", "retrieved_contexts", *(f for m in metrics for f in METRICS[m].reads))
     )
@@ -131,7 +139,12 @@ def score_metrics(
             encoding="utf-8",
         )
         evaluation = EvaluationOptions(
-            data=data, out=folder / "results", metrics=metrics, judge=judge, metric_options=options
+            data=data,
+            out=folder / "results",
+            metrics=metrics,
+            judge=judge,
+            judge_config=JudgeConfig(batch_decode=batch_decode),
+            metric_options=options,
         )
         result = run_evaluation(evaluation, read_dataset(data), [METRICS[m] for m in metrics], progress=_progress)
         usage = result.usage()
@@ -378,16 +391,40 @@ def wikieval(judge: str | None, out: Path | None, floor_only: bool, aspects: lis
             )
 
 
-def wikiqa(limit: int | None, judge: str | None, out: Path | None, floor_only: bool, metrics: list[str]) -> None:
-    """The metrics on the answering sentence (a) and a same-article sentence that does not answer (b)."""
+def wikiqa(
+    limit: int | None, judge: str | None, out: Path | None, floor_only: bool, metrics: list[str], batch_decode: int = 1
+) -> None:
+    """The metrics on the answering sentence (a) and a same-article sentence that does not answer (b).
+
+    With batch_decode > 1, each metric also at that many calls decoded together, against batch 1."""
     rows = _read("ragas_wikiqa_dev.jsonl")[: limit or None]
     pairs = [dict(r, id=f"{r['id']}:{side}", **_side(r, side)) for r in rows for side in "ab"]
     floor = [{"score": WIKIEVAL_FLOORS["answer_relevancy"](pair)} for pair in pairs]
     _print_pairs("WikiQA answer relevance", "floor (no model)", rows, floor, each=False)
     for metric in () if floor_only else metrics:
-        _print_pairs(
-            "WikiQA answer relevance", metric, rows, score_rows(pairs, judge, out, "wikiqa", metric), each=False
-        )
+        alone = score_rows(pairs, judge, out, "wikiqa", metric)
+        _print_pairs("WikiQA answer relevance", metric, rows, alone, each=False)
+        if batch_decode > 1:
+            together = score_rows(pairs, judge, out, "wikiqa", metric, batch_decode=batch_decode)
+            _print_pairs("WikiQA answer relevance", f"{metric}, batch {batch_decode}", rows, together, each=False)
+            _print_batch_moves(metric, batch_decode, [r["score"] for r in alone], [r["score"] for r in together])
+
+
+def _print_batch_moves(metric: str, batch_decode: int, alone: list[float], together: list[float]) -> None:
+    """How far decoding calls together moved the scores, and pairs won's paired change with its 95% interval."""
+    a, b = np.array(alone), np.array(together)
+    both = ~np.isnan(a) & ~np.isnan(b)
+    moves = np.abs(a[both] - b[both])
+    won = [_pair_outcomes(scores) for scores in (a, b)]
+    change = won[1] - won[0]
+    low, high = mean_interval(change)
+    print(
+        f"{metric}, batch {batch_decode} against batch 1: scores moved on {int((moves > 5e-4).sum())} of "
+        f"{len(a)} rows (largest {moves.max(initial=0.0):.3f}, mean {moves.mean() if moves.size else 0.0:.4f}); "
+        f"NaN changed on {int((np.isnan(a) != np.isnan(b)).sum())}; pairs won {won[0].mean():.3f} -> "
+        f"{won[1].mean():.3f}, paired change {change.mean():+.3f} (95% interval {low:+.3f} to {high:+.3f})",
+        flush=True,
+    )
 
 
 def wikiqa_sentences(limit: int | None, judge: str | None, out: Path | None) -> None:
@@ -1002,11 +1039,15 @@ def pairwise_cards(judge: str | None, name: str, out: Path | None) -> list[Card]
 
 def _pairs_won(scores: list[float]) -> Figure:
     """The share of pairs whose preferred side (a, first) scores higher to 3 decimals, a tie counting half."""
-    won = np.array(
-        [1.0 if a > b else 0.5 if a == b else 0.0 for a, b in zip(np.round(scores[::2], 3), np.round(scores[1::2], 3))]
-    )
+    won = _pair_outcomes(np.array(scores))
     low, high = mean_interval(won)
     return Figure(float(won.mean()), low, high)
+
+
+def _pair_outcomes(scores: np.ndarray) -> np.ndarray:
+    """Per pair (a, b in turn), 1 where a scores higher to 3 decimals, 0.5 for a tie, 0 otherwise."""
+    a, b = np.round(scores[::2], 3), np.round(scores[1::2], 3)
+    return np.where(a > b, 1.0, np.where(a == b, 0.5, 0.0))
 
 
 def _figure(data: dict) -> Figure:
@@ -1064,6 +1105,12 @@ def main() -> None:
     parser.add_argument("--floor-only", action="store_true", help="only the model-free floor: no judge, seconds")
     parser.add_argument("--evidence-sentences", type=int, default=0)
     parser.add_argument(
+        "--batch-decode",
+        type=int,
+        default=1,
+        help="wikiqa: also decode N calls together, and print how far that moves the scores from batch 1",
+    )
+    parser.add_argument(
         "--aspects",
         default=",".join(WIKIEVAL_METRICS),
         help=f"wikieval: which aspects (default: {','.join(WIKIEVAL_METRICS)})",
@@ -1097,7 +1144,7 @@ def main() -> None:
     elif args.dataset == "wikiqa" and args.sentences:
         wikiqa_sentences(args.limit, args.judge, args.out)
     elif args.dataset == "wikiqa":
-        wikiqa(args.limit, args.judge, args.out, args.floor_only, args.metrics.split(","))
+        wikiqa(args.limit, args.judge, args.out, args.floor_only, args.metrics.split(","), args.batch_decode)
     else:
         aspects = [a.strip() for a in args.aspects.split(",") if a.strip()]
         if unknown := set(aspects) - set(WIKIEVAL_METRICS):

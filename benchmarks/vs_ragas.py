@@ -2,6 +2,7 @@
 
     benchmarks/setup_ragas.sh                   # once: Ragas' venv and llama-cpp-python's server
     .venv/bin/python benchmarks/vs_ragas.py [DATA] [--judge NAME_OR_PATH] [--block N] [--limit N] [--server-log F]
+        [--batch-decode N]
 
 DATA defaults to benchmarks/data/vs_ragas.jsonl (12 English, 2 Japanese and 2 Chinese samples; see
 benchmarks/data/make_vs_ragas.py). The metrics are Ragas' default four: faithfulness,
@@ -17,8 +18,10 @@ The two take turns, a block of samples at a time (Ragas first), so a change in t
 during the run touches both alike. For localeval it also prints the efficiency: the time the
 hardware needs for the prompt tokens that were not already in the judge's KV cache plus the
 generated tokens, at prompt and generation speeds measured on the same judge in the same run,
-divided by the time localeval took. Peak RSS is each process's VmHWM; Ragas' includes its server
-and embedder.
+divided by the time localeval took. The bound decodes one sequence at a time, so with
+--batch-decode N (localeval decodes up to N calls of a step together; the server answers Ragas one
+request at a time either way) what batching saves shows as efficiency above 1. Peak RSS is each
+process's VmHWM; Ragas' includes its server and embedder.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import argparse
 import base64
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -63,6 +67,13 @@ class KVAwareJudge:
         self.distinct_prompt_tokens += generation.prompt_tokens - generation.reused_prompt_tokens
         return generation
 
+    def generate_many(self, requests):
+        generations = self.inner.generate_many(requests)
+        for generation in generations:
+            if not isinstance(generation, Exception):
+                self.distinct_prompt_tokens += generation.prompt_tokens - generation.reused_prompt_tokens
+        return generations
+
 
 class StepCosts:
     """Per judge step: calls, prompt tokens not in the KV cache, generated tokens and seconds (cached calls cost 0)."""
@@ -71,15 +82,24 @@ class StepCosts:
         self.executor, self.judge = executor, judge
         self.by_step: dict[str, list[float]] = {}
 
+    @property
+    def batch_size(self) -> int:
+        return self.executor.batch_size
+
     def run(self, call: Any, lang: str) -> Any:
+        return self.run_many([(call, lang)])[0]
+
+    def run_many(self, calls: list[tuple[Any, str]]) -> list[Any]:
+        """The runner hands over one step's calls at a time, decoded together where --batch-decode allows."""
         distinct = self.judge.distinct_prompt_tokens
-        outcome = self.executor.run(call, lang)
-        costs = self.by_step.setdefault(call.step, [0, 0, 0, 0.0])
-        costs[0] += outcome.usage.attempts
+        outcomes = self.executor.run_many(calls)
+        costs = self.by_step.setdefault(calls[0][0].step, [0, 0, 0, 0.0])
         costs[1] += self.judge.distinct_prompt_tokens - distinct
-        costs[2] += outcome.usage.completion_tokens
-        costs[3] += outcome.usage.seconds
-        return outcome
+        for outcome in outcomes:
+            costs[0] += outcome.usage.attempts
+            costs[2] += outcome.usage.completion_tokens
+            costs[3] += outcome.usage.seconds
+        return outcomes
 
 
 def hardware_speeds(llm: Any, text: str) -> tuple[float, float]:
@@ -98,7 +118,7 @@ def hardware_speeds(llm: Any, text: str) -> tuple[float, float]:
     return prompt_speed, generation_speed
 
 
-def localeval_worker(judge_name: str | None, threads: int) -> None:
+def localeval_worker(judge_name: str | None, threads: int, batch_decode: int) -> None:
     from localeval.data.samples import Sample
     from localeval.judge.gguf import GGUFJudge
     from localeval.judge.protocol import JudgeConfig
@@ -112,7 +132,7 @@ def localeval_worker(judge_name: str | None, threads: int) -> None:
     from localeval.run.step_executor import StepExecutor
     from localeval.steps.prompts import PromptLibrary
 
-    config = JudgeConfig(n_ctx=N_CTX, n_threads=threads)
+    config = JudgeConfig(n_ctx=N_CTX, n_threads=threads, batch_decode=batch_decode)
     resolved = resolve_judge(judge_name)
     judge = KVAwareJudge(GGUFJudge(resolved.path, config))
     executor = StepCosts(StepExecutor(judge, str(resolved.path), PromptLibrary(), config), judge)
@@ -337,10 +357,13 @@ def main() -> None:
         default=None,
         help="write the judge server's llama.cpp timings (one pair of lines per Ragas call) here",
     )
+    parser.add_argument(
+        "--batch-decode", type=int, default=1, help="localeval decodes up to N calls of a step together"
+    )
     parser.add_argument("--localeval-worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.localeval_worker:
-        localeval_worker(args.judge, args.threads)
+        localeval_worker(args.judge, args.threads, args.batch_decode)
         return
     if not (RAGAS_VENV / "bin" / "python").exists():
         raise SystemExit(f"No Ragas venv at {RAGAS_VENV}: run benchmarks/setup_ragas.sh first.")
@@ -348,6 +371,8 @@ def main() -> None:
     from localeval.models import resolve_judge
 
     model = resolve_judge(args.judge).path
+    # A stop by `timeout` or `kill` must not leave the judge server decoding: SIGTERM runs the cleanup below too.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     rows = [json.loads(line) for line in args.data.read_text(encoding="utf-8").splitlines() if line.strip()]
     rows = rows[: args.limit] if args.limit else rows
     judge_port, embedder_port = free_port(), free_port()
@@ -365,6 +390,7 @@ def main() -> None:
         )
         local = Worker(
             [sys.executable, __file__, "--localeval-worker", "--threads", str(args.threads)]
+            + ["--batch-decode", str(args.batch_decode)]
             + (["--judge", args.judge] if args.judge else [])
         )
         children += [ragas.process, local.process]
@@ -376,7 +402,10 @@ def main() -> None:
             child.kill()  # the server would finish the request in flight before a SIGTERM stops it
             child.wait()
         embedder.shutdown()
-    print(f"{len(rows)} samples from {args.data}, judge {model.name}, {args.threads} threads")
+    print(
+        f"{len(rows)} samples from {args.data}, judge {model.name}, {args.threads} threads, "
+        f"localeval's --batch-decode {args.batch_decode}"
+    )
     report(rows, tallies, speeds, rss, rss_parts)
 
 

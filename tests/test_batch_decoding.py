@@ -133,3 +133,44 @@ def test_a_run_in_batches_gives_the_same_scores_each_time(batch_judge, batch_siz
     assert runs[0] == runs[1]
     assert all(value == value for value, _ in runs[0])  # every sample scored, none NaN
     assert batch_sizes and max(batch_sizes) > 1  # each step's calls went to the judge together
+
+
+def _tokens(*parts: range | list[int]) -> list[int]:
+    return [token for part in parts for token in part]
+
+
+def test_a_call_reuses_the_longest_prompt_an_earlier_call_of_the_batch_evaluated():
+    """Hand-built prompts after a 5-token shared prefix: B repeats 25 more of A's tokens, C only the prefix, D 10
+    more of A's (under MIN_SHARED_TAIL, so not worth a second pass), E 35 of B's but B reuses A, so E takes 30 of A."""
+    a = _tokens(range(60))
+    b = _tokens(range(30), [900] * 20)
+    c = _tokens(range(5), [800] * 30)
+    d = _tokens(range(15), [700] * 30)
+    e = _tokens(range(30), [900] * 5, [600] * 10)
+    requests = [batch_decoding.Request(tokens, None, 8, 0, 0.0) for tokens in (a, b, c, d, e)]  # type: ignore[arg-type]
+    sources = batch_decoding.prompt_sources(requests, shared=5)
+    assert [(s.sequence, s.length) for s in sources] == [(0, 5), (0, 30), (2, 5), (3, 5), (0, 30)]
+    # the prefix once, then each call's tokens past what it reuses, and its budget of 8
+    assert batch_decoding.kv_cells_needed(requests, shared=5) == 5 + (55 + 20 + 30 + 40 + 15) + 5 * 8
+
+
+def test_calls_on_the_same_context_share_its_evaluation_and_answer_as_alone(qwen05_path: Path, qwen05_judge):
+    """Two statements checked against one long context, and one against another: the second call on the first
+    context evaluates only its own statement, and every verdict is the one decoded alone."""
+    context = (
+        "The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in Paris, France. It is named after "
+        "the engineer Gustave Eiffel, whose company designed and built the tower from 1887 to 1889. It was the "
+        "centrepiece of the 1889 World's Fair and was at first criticised by some of France's leading artists. "
+    )
+    statements = ["The Eiffel Tower is in Paris.", "The Eiffel Tower was built in 1950.", "Cats purr."]
+    contexts = [context, context, "Rome is the capital of Italy and lies on the Tiber."]
+    requests = [_request(f"Context: {c}Statement: {s}") for c, s in zip(contexts, statements)]
+    judge = GGUFJudge(qwen05_path, JudgeConfig(n_ctx=4096, batch_decode=4))
+    together = judge.generate_many(requests)
+    assert together[1].reused_prompt_tokens > together[0].reused_prompt_tokens + 40  # the context, taken
+    assert together[2].reused_prompt_tokens == together[0].reused_prompt_tokens  # only the instructions
+    for request, generation in zip(requests, together):
+        alone = _alone(qwen05_judge, request)
+        assert generation.prompt_tokens == alone.prompt_tokens and not generation.truncated
+        verdicts = [json.loads(g.text, strict=False)["verdict"] for g in (generation, alone)]
+        assert verdicts[0] == verdicts[1]

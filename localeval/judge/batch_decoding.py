@@ -3,8 +3,11 @@
 A decode step's cost on a CPU is mostly reading the weights, which happens once however many sequences the batch
 holds (on a GPU the gap is wider still), so the independent calls of one judge step are decoded side by side.
 They share the step's instructions and examples: that prefix sits once in the KV cache, in sequence 0, and its
-cells are tagged with every other sequence rather than copied. Each sequence keeps its own grammar state, its own
-random draws and its own P(1) / P(yes) readings, exactly as a call decoded alone.
+cells are tagged with every other sequence rather than copied. Calls that share more than that (the statements
+of one response, checked against the same contexts) share it too: the first of them is evaluated, and the others
+take its cells and evaluate only their own tails, as a lone call reuses the previous call's KV cache. Each
+sequence keeps its own grammar state, its own random draws and its own P(1) / P(yes) readings, exactly as a call
+decoded alone.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from typing import TYPE_CHECKING
 
 import llama_cpp
 
+from localeval.judge.estimate import shared_prefix
 from localeval.judge.grammar_sampling import GrammarCheckedLlama, GrammarCheckedSampler, Truncation
 from localeval.judge.prefix_states import SEQUENCE as PREFIX_SEQUENCE  # where a lone call's prefix sits
 
@@ -45,6 +49,7 @@ class Decoded:
     finish: str
     choice_probabilities: dict[str, list[float]]
     seconds: float = 0.0
+    reused_prompt_tokens: int = 0  # taken from the KV cache: the batch's shared prefix, or an earlier call's prompt
 
 
 @dataclass
@@ -57,9 +62,40 @@ class _Sequence:
     finish: str | None = None
 
 
+# A call shares a longer prompt with an earlier one only where that saves at least this many tokens: below it,
+# the second pass of prompt evaluation that sharing needs costs more than it saves.
+MIN_SHARED_TAIL = 16
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a sequence's prompt comes from: tokens [0, length) from sequence `sequence`'s cells (itself: only the
+    batch's shared prefix, and it evaluates the rest of its prompt first)."""
+
+    sequence: int
+    length: int
+
+
+def prompt_sources(requests: Sequence[Request], shared: int) -> list[Source]:
+    """Per request, the earlier request whose evaluated prompt it reuses the longest part of, beyond the batch's
+    shared prefix; requests that reuse none are evaluated first, and only they are reused (one level deep)."""
+    sources: list[Source] = []
+    for n, request in enumerate(requests):
+        best = Source(n, shared)
+        for earlier, source in enumerate(sources):
+            if source.sequence != earlier:
+                continue
+            length = min(shared_prefix(requests[earlier].tokens, request.tokens), len(request.tokens) - 1)
+            if length > best.length:
+                best = Source(earlier, length)
+        sources.append(best if best.length - shared >= MIN_SHARED_TAIL else Source(n, shared))
+    return sources
+
+
 def kv_cells_needed(requests: Sequence[Request], shared: int) -> int:
     """KV cells the batch takes: the shared prefix once, then each sequence's own prompt tail and answer."""
-    return shared + sum(len(r.tokens) - shared + r.max_tokens for r in requests)
+    sources = prompt_sources(requests, shared)
+    return shared + sum(len(r.tokens) - s.length + r.max_tokens for r, s in zip(requests, sources))
 
 
 def decode_together(
@@ -81,19 +117,24 @@ def decode_together(
     _keep_prefix_only(llm, memory, shared)
     for sequence in range(1, len(requests)):
         llama_cpp.llama_memory_seq_cp(memory, PREFIX_SEQUENCE, sequence, 0, shared)
+    sources = prompt_sources(requests, shared)
     sequences = [
         _Sequence(
             r,
             GrammarCheckedSampler(
                 llm._model.vocab, r.grammar, llm.n_vocab(), r.temperature, r.seed, llm.binary_choices, Truncation()
             ),
-            shared,
+            source.length,
         )
-        for r in requests
+        for r, source in zip(requests, sources)
     ]
     batch = llama_cpp.llama_batch_init(llm.n_batch, 0, 1)
     try:
-        _evaluate_prompts(llm, batch, sequences)
+        reusing = [n for n, source in enumerate(sources) if source.sequence != n]
+        _evaluate_prompts(llm, batch, sequences, [n for n in range(len(sequences)) if n not in reusing])
+        for n in reusing:  # the cells of the earlier prompt it starts with, tagged with this sequence too
+            llama_cpp.llama_memory_seq_cp(memory, sources[n].sequence, n, shared, sources[n].length)
+        _evaluate_prompts(llm, batch, sequences, reusing)
         while live := [(n, s) for n, s in enumerate(sequences) if s.finish is None]:
             if deadline is not None and time.perf_counter() >= deadline:
                 for _, s in live:
@@ -113,19 +154,22 @@ def decode_together(
             s.finish or "timeout",
             s.sampler.choice_probabilities,
             seconds * (len(s.generated) + 1) / written,  # the batch's time, shared by the tokens each wrote
+            source.length,
         )
-        for s in sequences
+        for s, source in zip(sequences, sources)
     ]
 
 
-def _evaluate_prompts(llm: GrammarCheckedLlama, batch: llama_cpp.llama_batch, sequences: list[_Sequence]) -> None:
-    """Every sequence's prompt after the prefix, in batches of llm.n_batch tokens; each sequence's first token is
-    drawn as soon as the batch holding its prompt's last token is decoded."""
+def _evaluate_prompts(
+    llm: GrammarCheckedLlama, batch: llama_cpp.llama_batch, sequences: list[_Sequence], which: list[int]
+) -> None:
+    """The prompts of sequences `which` from where their cells end, in batches of llm.n_batch tokens; each
+    sequence's first token is drawn as soon as the batch holding its prompt's last token is decoded."""
     entries = [
-        (token, position, n, position == len(s.request.tokens) - 1)
-        for n, s in enumerate(sequences)
-        for position, token in enumerate(s.request.tokens)
-        if position >= s.position
+        (token, position, n, position == len(sequences[n].request.tokens) - 1)
+        for n in which
+        for position, token in enumerate(sequences[n].request.tokens)
+        if position >= sequences[n].position
     ]
     for start in range(0, len(entries), llm.n_batch):
         chunk = entries[start : start + llm.n_batch]

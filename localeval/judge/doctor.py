@@ -226,7 +226,11 @@ def _batch_curve_finding(path: Path, config: JudgeConfig) -> Finding:
     if chosen == 1:
         advice = f"keep --batch-decode 1 (the default): no size gains x{MIN_GAIN:g} here"
     else:
-        advice = f"--batch-decode {chosen} should speed a run up here (the default is 1)"
+        # The curve overstates a run's gain: at x1.70 a run on long contexts was 10% slower (docs/install.md).
+        advice = (
+            f"try --batch-decode {chosen} (the default is 1): answers decode faster here, but a run also "
+            "evaluates prompts, so time one both ways"
+        )
     return Finding("judge", "calls decoded together", f"{describe_curve(curve)}; {advice}", INFO)
 
 

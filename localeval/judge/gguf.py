@@ -222,7 +222,7 @@ class GGUFJudge:
                 prompt_tokens=len(b.request.tokens),
                 completion_tokens=out.completion_tokens,
                 seconds=out.seconds * elapsed / decoding,
-                reused_prompt_tokens=shared,
+                reused_prompt_tokens=out.reused_prompt_tokens,
                 truncated=out.finish == "length",
                 choice_probabilities=tuple(out.choice_probabilities.get("digit", ())),
                 yes_probabilities=tuple(out.choice_probabilities.get("word", ())),
