@@ -75,24 +75,36 @@ def test_calls_decoded_together_answer_as_each_decoded_alone(qwen05_path: Path, 
     assert [batched for batched, _ in verdicts] == [alone for _, alone in verdicts]
 
 
-def test_the_same_batch_gives_the_same_answers(batch_judge):
+def test_the_same_batch_from_the_same_state_gives_the_same_answers(batch_judge):
+    """From an empty KV cache, as the runner starts each batch of samples: a batch takes what the cache holds, so
+    what came before it may move its last bits, as it does a lone call's."""
     requests = [_request(q) for q in QUESTIONS]
+    batch_judge.forget_context()
     first = batch_judge.generate_many(requests)
     batch_judge.generate_many([_request("Context: Cats purr. Statement: Dogs bark.")] * 2)
+    batch_judge.forget_context()
     again = batch_judge.generate_many(requests)
     assert [(g.text, g.choice_probabilities) for g in first] == [(g.text, g.choice_probabilities) for g in again]
 
 
-def test_a_batch_of_one_and_the_calls_after_a_batch_are_decoded_exactly_as_alone(batch_judge, smollm_judge):
-    """A judge that can batch still decodes a lone call bit for bit as one that cannot (--batch-decode 1), and a
-    batch leaves the KV cache as a lone call expects it."""
+def test_a_batch_of_one_is_decoded_exactly_as_alone_and_a_batch_leaves_its_last_prompt(batch_judge, smollm_judge):
+    """A judge that can batch still decodes a lone call bit for bit as one that cannot (--batch-decode 1). A batch
+    leaves its last call's prompt in the KV cache, as a lone call does: the next call on that prompt evaluates one
+    token, and a call on another prompt takes what the two share."""
     request = _request(QUESTIONS[2])
+    smollm_judge.forget_context()
     alone = _alone(smollm_judge, request)
+    batch_judge.forget_context()
     [single] = batch_judge.generate_many([request])
     assert (single.text, single.choice_probabilities) == (alone.text, alone.choice_probabilities)
-    batch_judge.generate_many([_request(q) for q in QUESTIONS[:3]])
-    after = _alone(batch_judge, request)
-    assert (after.text, after.choice_probabilities) == (alone.text, alone.choice_probabilities)
+    batch_judge.generate_many([_request(q) for q in QUESTIONS[:2]])
+    again = _alone(batch_judge, _request(QUESTIONS[1]))
+    assert again.reused_prompt_tokens == again.prompt_tokens - 1
+    other = _alone(batch_judge, _request(QUESTIONS[3]))
+    _alone(smollm_judge, _request(QUESTIONS[1]))
+    other_alone = _alone(smollm_judge, _request(QUESTIONS[3]))
+    assert other.reused_prompt_tokens == other_alone.reused_prompt_tokens < other.prompt_tokens - 10
+    assert json.loads(other.text, strict=False)["verdict"] in (0, 1)
 
 
 def test_each_call_of_a_batch_keeps_its_own_budget_and_window(smollm_path: Path):
@@ -148,10 +160,29 @@ def test_a_call_reuses_the_longest_prompt_an_earlier_call_of_the_batch_evaluated
     d = _tokens(range(15), [700] * 30)
     e = _tokens(range(30), [900] * 5, [600] * 10)
     requests = [batch_decoding.Request(tokens, None, 8, 0, 0.0) for tokens in (a, b, c, d, e)]  # type: ignore[arg-type]
-    sources = batch_decoding.prompt_sources(requests, shared=5)
+    held = batch_decoding.held_lengths(_tokens(range(5), [1000] * 50), requests)
+    assert held == [5] * 5
+    sources = batch_decoding.prompt_sources(requests, held)
     assert [(s.sequence, s.length) for s in sources] == [(0, 5), (0, 30), (2, 5), (3, 5), (0, 30)]
     # the prefix once, then each call's tokens past what it reuses, and its budget of 8
-    assert batch_decoding.kv_cells_needed(requests, shared=5) == 5 + (55 + 20 + 30 + 40 + 15) + 5 * 8
+    assert batch_decoding.kv_cells_needed(requests, held) == 5 + (55 + 20 + 30 + 40 + 15) + 5 * 8
+
+
+def test_a_call_takes_what_the_kv_cache_held_before_the_batch():
+    """The cache holds a 40-token prompt (the last call's, on the same context). A shares 5 of it; B shares 30 and
+    takes them; C shares 5 of it and 25 more with A, which it takes from A; D is exactly the held prompt, and
+    takes all but its last token."""
+    cached = _tokens(range(40))
+    a = _tokens(range(5), [900] * 30)
+    b = _tokens(range(30), [800] * 10)
+    c = _tokens(range(5), [900] * 25, [700] * 5)
+    requests = [batch_decoding.Request(tokens, None, 4, 0, 0.0) for tokens in (a, b, c, cached)]  # type: ignore[arg-type]
+    held = batch_decoding.held_lengths(cached, requests)
+    assert held == [5, 30, 5, 39]
+    sources = batch_decoding.prompt_sources(requests, held)
+    assert [(s.sequence, s.length) for s in sources] == [(0, 5), (1, 30), (0, 30), (3, 39)]
+    # the held cells once (up to the longest use), then each call's own tail and its budget of 4
+    assert batch_decoding.kv_cells_needed(requests, held) == 39 + (30 + 10 + 5 + 1) + 4 * 4
 
 
 def test_calls_on_the_same_context_share_its_evaluation_and_answer_as_alone(qwen05_path: Path, qwen05_judge):

@@ -2,12 +2,14 @@
 
 A decode step's cost on a CPU is mostly reading the weights, which happens once however many sequences the batch
 holds (on a GPU the gap is wider still), so the independent calls of one judge step are decoded side by side.
-They share the step's instructions and examples: that prefix sits once in the KV cache, in sequence 0, and its
-cells are tagged with every other sequence rather than copied. Calls that share more than that (the statements
-of one response, checked against the same contexts) share it too: the first of them is evaluated, and the others
-take its cells and evaluate only their own tails, as a lone call reuses the previous call's KV cache. Each
-sequence keeps its own grammar state, its own random draws and its own P(1) / P(yes) readings, exactly as a call
-decoded alone.
+What a call shares with the prompt the KV cache already holds (the step's instructions and examples, and often
+the context, when the last call was about the same response) sits there once, in sequence 0, and its cells are
+tagged with every sequence that starts with it rather than copied. Calls of the batch that share more than that
+(the statements of one response, checked against the same contexts) share it too: the first of them is
+evaluated, and the others take its cells and evaluate only their own tails. Afterwards sequence 0 holds the last
+call's prompt, so the next call on the same context, batched or not, evaluates only its own tail, as a lone call
+reuses the previous call's KV cache. Each sequence keeps its own grammar state, its own random draws and its own
+P(1) / P(yes) readings, exactly as a call decoded alone.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ class Decoded:
     finish: str
     choice_probabilities: dict[str, list[float]]
     seconds: float = 0.0
-    reused_prompt_tokens: int = 0  # taken from the KV cache: the batch's shared prefix, or an earlier call's prompt
+    reused_prompt_tokens: int = 0  # taken from the KV cache: what it held before the batch, or an earlier call's prompt
 
 
 @dataclass
@@ -69,55 +71,61 @@ MIN_SHARED_TAIL = 16
 
 @dataclass(frozen=True)
 class Source:
-    """Where a sequence's prompt comes from: tokens [0, length) from sequence `sequence`'s cells (itself: only the
-    batch's shared prefix, and it evaluates the rest of its prompt first)."""
+    """Where a sequence's prompt comes from: tokens [0, length) from sequence `sequence`'s cells (itself: only what
+    the KV cache held before the batch, and it evaluates the rest of its prompt first)."""
 
     sequence: int
     length: int
 
 
-def prompt_sources(requests: Sequence[Request], shared: int) -> list[Source]:
-    """Per request, the earlier request whose evaluated prompt it reuses the longest part of, beyond the batch's
-    shared prefix; requests that reuse none are evaluated first, and only they are reused (one level deep)."""
+def held_lengths(held: Sequence[int], requests: Sequence[Request]) -> list[int]:
+    """Per request, how many of its prompt's tokens the KV cache already holds (never the last: it is evaluated for
+    the logits of the first answer token)."""
+    return [min(shared_prefix(held, r.tokens), len(r.tokens) - 1) for r in requests]
+
+
+def prompt_sources(requests: Sequence[Request], held: Sequence[int]) -> list[Source]:
+    """Per request, the earlier request whose evaluated prompt it reuses the longest part of, beyond the `held`
+    tokens it takes from the KV cache; requests that reuse none are evaluated first, and only they are reused (one
+    level deep)."""
     sources: list[Source] = []
     for n, request in enumerate(requests):
-        best = Source(n, shared)
+        best = Source(n, held[n])
         for earlier, source in enumerate(sources):
             if source.sequence != earlier:
                 continue
             length = min(shared_prefix(requests[earlier].tokens, request.tokens), len(request.tokens) - 1)
             if length > best.length:
                 best = Source(earlier, length)
-        sources.append(best if best.length - shared >= MIN_SHARED_TAIL else Source(n, shared))
+        sources.append(best if best.length - held[n] >= MIN_SHARED_TAIL else Source(n, held[n]))
     return sources
 
 
-def kv_cells_needed(requests: Sequence[Request], shared: int) -> int:
-    """KV cells the batch takes: the shared prefix once, then each sequence's own prompt tail and answer."""
-    sources = prompt_sources(requests, shared)
-    return shared + sum(len(r.tokens) - s.length + r.max_tokens for r, s in zip(requests, sources))
+def kv_cells_needed(requests: Sequence[Request], held: Sequence[int]) -> int:
+    """KV cells the batch takes: the held cells it uses once, then each sequence's own prompt tail and answer."""
+    sources = prompt_sources(requests, held)
+    return max(held) + sum(len(r.tokens) - s.length + r.max_tokens for r, s in zip(requests, sources))
 
 
 def decode_together(
-    llm: GrammarCheckedLlama, requests: Sequence[Request], shared: int, deadline: float | None = None
+    llm: GrammarCheckedLlama, requests: Sequence[Request], deadline: float | None = None
 ) -> list[Decoded]:
     """Decode `requests` side by side, sequence i for request i.
 
-    The caller has put the first `shared` tokens, which every request starts with, in the KV cache of sequence 0
-    (and llm.n_tokens says so). Afterwards sequence 0 holds that prefix again and the other sequences nothing, so
-    the next call, batched or not, starts from the prefix. `deadline` (time.perf_counter()) stops every sequence
-    still writing, as "timeout".
+    Before, sequence 0 holds the prompt llm.input_ids[:llm.n_tokens] says, and the other sequences nothing; each
+    request takes from it what it shares. Afterwards sequence 0 holds the last request's prompt (as llm.input_ids
+    and llm.n_tokens say) and the others nothing again, so the next call, batched or not, starts from it.
+    `deadline` (time.perf_counter()) stops every sequence still writing, as "timeout".
     """
     if not 0 < len(requests) <= llama_cpp.llama_n_seq_max(llm.ctx):
         raise ValueError(f"{len(requests)} requests for a context of {llama_cpp.llama_n_seq_max(llm.ctx)} sequences")
-    if any(len(r.tokens) <= shared for r in requests):
-        raise ValueError("every request needs at least one token after the shared prefix")
     started = time.perf_counter()
     memory = llama_cpp.llama_get_memory(llm.ctx)
-    _keep_prefix_only(llm, memory, shared)
-    for sequence in range(1, len(requests)):
-        llama_cpp.llama_memory_seq_cp(memory, PREFIX_SEQUENCE, sequence, 0, shared)
-    sources = prompt_sources(requests, shared)
+    held = held_lengths(list(llm.input_ids[: llm.n_tokens]), requests)
+    for sequence in range(1, len(requests)):  # tagged before sequence 0 lets go of what its request does not share
+        llama_cpp.llama_memory_seq_cp(memory, PREFIX_SEQUENCE, sequence, 0, held[sequence])
+    llama_cpp.llama_memory_seq_rm(memory, PREFIX_SEQUENCE, held[0], -1)
+    sources = prompt_sources(requests, held)
     sequences = [
         _Sequence(
             r,
@@ -129,12 +137,14 @@ def decode_together(
         for r, source in zip(requests, sources)
     ]
     batch = llama_cpp.llama_batch_init(llm.n_batch, 0, 1)
+    decoded = False
     try:
         reusing = [n for n, source in enumerate(sources) if source.sequence != n]
         _evaluate_prompts(llm, batch, sequences, [n for n in range(len(sequences)) if n not in reusing])
         for n in reusing:  # the cells of the earlier prompt it starts with, tagged with this sequence too
-            llama_cpp.llama_memory_seq_cp(memory, sources[n].sequence, n, shared, sources[n].length)
+            llama_cpp.llama_memory_seq_cp(memory, sources[n].sequence, n, held[n], sources[n].length)
         _evaluate_prompts(llm, batch, sequences, reusing)
+        decoded = True
         while live := [(n, s) for n, s in enumerate(sequences) if s.finish is None]:
             if deadline is not None and time.perf_counter() >= deadline:
                 for _, s in live:
@@ -144,7 +154,10 @@ def decode_together(
             _decode(llm, batch, step, lambda i: live[i][1])
     finally:
         llama_cpp.llama_batch_free(batch)
-        _keep_prefix_only(llm, memory, shared, sequences=len(requests))
+        if decoded:
+            _keep_prompt(llm, memory, len(requests) - 1, requests[-1].tokens, len(requests))
+        else:  # prompts half evaluated: sequence 0 keeps only what it held before
+            _keep_prompt(llm, memory, PREFIX_SEQUENCE, requests[0].tokens[: held[0]], len(requests))
     seconds = time.perf_counter() - started
     written = sum(len(s.generated) + 1 for s in sequences)
     return [
@@ -218,11 +231,16 @@ def _pending(s: _Sequence) -> int:
     return s.pending
 
 
-def _keep_prefix_only(
-    llm: GrammarCheckedLlama, memory: llama_cpp.llama_memory_t, shared: int, sequences: int = 0
+def _keep_prompt(
+    llm: GrammarCheckedLlama, memory: llama_cpp.llama_memory_t, sequence: int, prompt: Sequence[int], sequences: int
 ) -> None:
-    """Sequence 0 keeps its first `shared` tokens; sequences 1 to `sequences` - 1 are emptied."""
-    llama_cpp.llama_memory_seq_rm(memory, PREFIX_SEQUENCE, shared, -1)
-    for sequence in range(1, sequences):
-        llama_cpp.llama_memory_seq_rm(memory, sequence, -1, -1)
-    llm.n_tokens = shared
+    """Sequence 0 keeps `sequence`'s cells for `prompt` (whose every token that sequence holds), and sequences 1 to
+    `sequences` - 1 are emptied; llm.input_ids and llm.n_tokens say what sequence 0 holds, for the next call."""
+    if sequence != PREFIX_SEQUENCE:
+        llama_cpp.llama_memory_seq_rm(memory, PREFIX_SEQUENCE, -1, -1)
+        llama_cpp.llama_memory_seq_cp(memory, sequence, PREFIX_SEQUENCE, 0, len(prompt))
+    llama_cpp.llama_memory_seq_rm(memory, PREFIX_SEQUENCE, len(prompt), -1)
+    for other in range(1, sequences):
+        llama_cpp.llama_memory_seq_rm(memory, other, -1, -1)
+    llm.input_ids[: len(prompt)] = prompt
+    llm.n_tokens = len(prompt)

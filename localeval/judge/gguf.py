@@ -175,7 +175,7 @@ class GGUFJudge:
     def _decode_batch(
         self, batch: list[_Batched], requests: list[GenerationRequest], results: list[Generation | Exception]
     ) -> None:
-        from localeval.judge.batch_decoding import decode_together, kv_cells_needed
+        from localeval.judge.batch_decoding import decode_together, held_lengths, kv_cells_needed
 
         if len(batch) == 1:
             request = requests[batch[0].index]
@@ -188,11 +188,10 @@ class GGUFJudge:
             return
         started = time.perf_counter()
         first = batch[0].request.tokens
-        self._prefixes.prepare(first, batch[0].prefix_length)  # the step's instructions and examples in sequence 0
+        self._prefixes.prepare(first, batch[0].prefix_length)  # at least the step's instructions in sequence 0
         llm = self._llm
-        held = list(llm.input_ids[: llm.n_tokens])
-        shared = min(min(shared_prefix(held, b.request.tokens), len(b.request.tokens) - 1) for b in batch)
-        if kv_cells_needed([b.request for b in batch], shared) > self.n_ctx:  # too long together: in halves
+        held = held_lengths(list(llm.input_ids[: llm.n_tokens]), [b.request for b in batch])
+        if kv_cells_needed([b.request for b in batch], held) > self.n_ctx:  # too long together: in halves
             half = len(batch) // 2
             self._decode_batch(batch[:half], requests, results)
             self._decode_batch(batch[half:], requests, results)
@@ -200,7 +199,7 @@ class GGUFJudge:
         deadline = None if self.config.timeout is None else started + self.config.timeout
         llm.last_sampler = None
         try:
-            decoded = decode_together(llm, [b.request for b in batch], shared, deadline)
+            decoded = decode_together(llm, [b.request for b in batch], deadline)
         except Exception as error:  # a failed decode costs this batch's calls, not the run
             for b in batch:
                 results[b.index] = error
