@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from localeval.data.samples import Sample
-from localeval.judge import batch_decoding
+from localeval.judge import batch_decoding, estimate
 from localeval.judge.gguf import GGUFJudge
 from localeval.judge.protocol import ContextOverflow, GenerationRequest, JudgeConfig
 from localeval.metrics.faithfulness import faithfulness
@@ -29,8 +29,8 @@ QUESTIONS = [
 ]
 
 
-def _request(question: str, max_tokens: int = 80) -> GenerationRequest:
-    messages = [{"role": "system", "content": INSTRUCTIONS}, {"role": "user", "content": question}]
+def _request(question: str, max_tokens: int = 80, instructions: str = INSTRUCTIONS) -> GenerationRequest:
+    messages = [{"role": "system", "content": instructions}, {"role": "user", "content": question}]
     return GenerationRequest(messages, SCHEMA, max_tokens, 0, 0.0)
 
 
@@ -107,6 +107,17 @@ def test_a_batch_of_one_is_decoded_exactly_as_alone_and_a_batch_leaves_its_last_
     assert json.loads(other.text, strict=False)["verdict"] in (0, 1)
 
 
+def test_calls_are_batched_with_calls_of_the_same_instructions(batch_judge, batch_sizes):
+    """A step's calls in two languages come in one list: each language's calls are decoded in batches of their
+    own, which start from that language's kept prefix state, rather than one batch evaluating both prefixes."""
+    other = INSTRUCTIONS.replace("like a careful fact-checker", "as a strict examiner would")
+    requests = [_request(QUESTIONS[0]), _request(QUESTIONS[1])]
+    requests += [_request(q, instructions=other) for q in QUESTIONS[2:]]
+    results = batch_judge.generate_many(requests)
+    assert batch_sizes == [2, 2]
+    assert all(json.loads(r.text, strict=False)["verdict"] in (0, 1) for r in results)
+
+
 def test_each_call_of_a_batch_keeps_its_own_budget_and_window(smollm_path: Path):
     judge = GGUFJudge(smollm_path, JudgeConfig(n_ctx=512, batch_decode=4))
     too_long = _request("Context: " + "word " * 600 + "Statement: words.")
@@ -122,6 +133,28 @@ def test_a_batch_past_the_timeout_fails_each_call_as_a_timeout(smollm_path: Path
     results = judge.generate_many([_request(q) for q in QUESTIONS[:2]])
     assert all(isinstance(r, TimeoutError) for r in results)
     assert str(results[0]).startswith("no answer within the judge timeout of 0.0001 s")
+
+
+def test_a_failed_batch_fails_its_calls_and_leaves_the_cache_as_it_was(smollm_path: Path, monkeypatch):
+    """A decode that fails half way through the prompts costs that batch's calls; the next call finds in the KV
+    cache what the batch's first call shared with it before, and nothing half evaluated."""
+    judge = GGUFJudge(smollm_path, JudgeConfig(n_ctx=2048, batch_decode=2))
+    first = _request(QUESTIONS[0])
+    _alone(judge, first)
+
+    def failing(*args):
+        raise RuntimeError("llama_decode failed (-3) on a batch of 40 tokens")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(batch_decoding, "_decode", failing)
+        results = judge.generate_many([_request(q) for q in QUESTIONS[1:3]])
+    assert [str(r) for r in results] == ["llama_decode failed (-3) on a batch of 40 tokens"] * 2
+    after = _alone(judge, first)
+    shared = estimate.shared_prefix(
+        judge.prompt_tokens(first.messages), judge.prompt_tokens(_request(QUESTIONS[1]).messages)
+    )
+    assert after.reused_prompt_tokens == shared
+    assert json.loads(after.text, strict=False)["verdict"] in (0, 1)
 
 
 def test_a_run_in_batches_gives_the_same_scores_each_time(batch_judge, batch_sizes):
@@ -153,7 +186,8 @@ def _tokens(*parts: range | list[int]) -> list[int]:
 
 def test_a_call_reuses_the_longest_prompt_an_earlier_call_of_the_batch_evaluated():
     """Hand-built prompts after a 5-token shared prefix: B repeats 25 more of A's tokens, C only the prefix, D 10
-    more of A's (under MIN_SHARED_TAIL, so not worth a second pass), E 35 of B's but B reuses A, so E takes 30 of A."""
+    more of A's (under MIN_SHARED_TAIL, so not worth another pass), E 35 of B's, which takes 30 of them from A: E is
+    evaluated a pass after B, which is a pass after A."""
     a = _tokens(range(60))
     b = _tokens(range(30), [900] * 20)
     c = _tokens(range(5), [800] * 30)
@@ -163,9 +197,10 @@ def test_a_call_reuses_the_longest_prompt_an_earlier_call_of_the_batch_evaluated
     held = batch_decoding.held_lengths(_tokens(range(5), [1000] * 50), requests)
     assert held == [5] * 5
     sources = batch_decoding.prompt_sources(requests, held)
-    assert [(s.sequence, s.length) for s in sources] == [(0, 5), (0, 30), (2, 5), (3, 5), (0, 30)]
+    assert [(s.sequence, s.length) for s in sources] == [(0, 5), (0, 30), (2, 5), (3, 5), (1, 35)]
+    assert batch_decoding.prompt_passes(sources) == [[0, 2, 3], [1], [4]]
     # the prefix once, then each call's tokens past what it reuses, and its budget of 8
-    assert batch_decoding.kv_cells_needed(requests, held) == 5 + (55 + 20 + 30 + 40 + 15) + 5 * 8
+    assert batch_decoding.kv_cells_needed(requests, held) == 5 + (55 + 20 + 30 + 40 + 10) + 5 * 8
 
 
 def test_a_call_takes_what_the_kv_cache_held_before_the_batch():
@@ -186,22 +221,36 @@ def test_a_call_takes_what_the_kv_cache_held_before_the_batch():
 
 
 def test_calls_on_the_same_context_share_its_evaluation_and_answer_as_alone(qwen05_path: Path, qwen05_judge):
-    """Two statements checked against one long context, and one against another: the second call on the first
-    context evaluates only its own statement, and every verdict is the one decoded alone."""
+    """One statement against a short context, then four against one long context, two batches of them: the second
+    call on the long context evaluates only its own statement, and so does the next batch's first, since a batch
+    leaves its last call's prompt in the KV cache. Every verdict is the one decoded alone."""
     context = (
         "The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in Paris, France. It is named after "
         "the engineer Gustave Eiffel, whose company designed and built the tower from 1887 to 1889. It was the "
         "centrepiece of the 1889 World's Fair and was at first criticised by some of France's leading artists. "
     )
-    statements = ["The Eiffel Tower is in Paris.", "The Eiffel Tower was built in 1950.", "Cats purr."]
-    contexts = [context, context, "Rome is the capital of Italy and lies on the Tiber."]
+    statements = [
+        "Cats purr.",
+        "The Eiffel Tower is in Paris.",
+        "The Eiffel Tower was built in 1950.",
+        "The tower is named after Gustave Eiffel.",
+        "The Eiffel Tower is in London.",
+    ]
+    contexts = ["Rome is the capital of Italy and lies on the Tiber.", context, context, context, context]
     requests = [_request(f"Context: {c}Statement: {s}") for c, s in zip(contexts, statements)]
-    judge = GGUFJudge(qwen05_path, JudgeConfig(n_ctx=4096, batch_decode=4))
-    together = judge.generate_many(requests)
-    assert together[1].reused_prompt_tokens > together[0].reused_prompt_tokens + 40  # the context, taken
-    assert together[2].reused_prompt_tokens == together[0].reused_prompt_tokens  # only the instructions
+    judge = GGUFJudge(qwen05_path, JudgeConfig(n_ctx=4096, batch_decode=3))
+    together = judge.generate_many(requests)  # in two batches: three calls, then two
+    instructions = together[0].reused_prompt_tokens
+    assert together[1].reused_prompt_tokens == instructions  # the long context is new here
+    assert together[2].reused_prompt_tokens > instructions + 40  # the context, taken from the call before
+    assert together[3].reused_prompt_tokens > instructions + 40  # the context, left by the batch before
+    answered = 0
     for request, generation in zip(requests, together):
         alone = _alone(qwen05_judge, request)
-        assert generation.prompt_tokens == alone.prompt_tokens and not generation.truncated
-        verdicts = [json.loads(g.text, strict=False)["verdict"] for g in (generation, alone)]
-        assert verdicts[0] == verdicts[1]
+        assert generation.prompt_tokens == alone.prompt_tokens
+        assert generation.truncated == alone.truncated  # the 0.5B's reason may run past its budget, alone too
+        if not generation.truncated:
+            verdicts = [json.loads(g.text, strict=False)["verdict"] for g in (generation, alone)]
+            assert verdicts[0] == verdicts[1]
+            answered += 1
+    assert answered >= 3

@@ -22,8 +22,8 @@ from click.testing import CliRunner
 from localeval import Judge, evaluate
 from localeval.cli import main
 from localeval.errors import ConfigError
-from localeval.judge.protocol import JudgeConfig
-from localeval.judge.server import connect, verdict_probabilities
+from localeval.judge.protocol import GenerationRequest, JudgeConfig
+from localeval.judge.server import ServerError, connect, verdict_probabilities
 
 ROWS = [
     {
@@ -293,6 +293,61 @@ def test_the_api_key_goes_to_the_server_only(
     assert server.headers and all(headers.get("Authorization") == "Bearer s3cret-token" for headers in server.headers)
     written = "".join(path.read_text(errors="replace") for path in (tmp_path / "run").rglob("*") if path.is_file())
     assert "s3cret" not in written and "s3cret" not in caplog.text
+
+
+class InFlight:
+    """Counts the requests a stand-in is answering at once, each held for `seconds`."""
+
+    def __init__(self, seconds: float):
+        self.seconds, self.now, self.most = seconds, 0, 0
+        self._lock = threading.Lock()
+
+    def hold(self) -> None:
+        with self._lock:
+            self.now += 1
+            self.most = max(self.most, self.now)
+        time.sleep(self.seconds)
+        with self._lock:
+            self.now -= 1
+
+
+def test_calls_decoded_together_go_to_the_server_at_once_each_answer_to_its_call(
+    stand_in: Callable[..., StandIn],
+) -> None:
+    """A server with parallel slots decodes what it is sent at once; one call's error costs that call alone."""
+    in_flight = InFlight(0.3)
+
+    def answer(request: dict[str, Any]) -> tuple[int, Any]:
+        in_flight.hold()
+        question = request["messages"][-1]["content"]
+        if question == "fail":
+            return 500, {"error": {"message": "slot 2 crashed"}}
+        return 200, _chat(json.dumps({"echo": question}))
+
+    judge = connect(stand_in(_then(answer)).url, JudgeConfig())
+    schema = {"type": "object", "properties": {"echo": {"type": "string"}}, "required": ["echo"]}
+    questions = ("a", "b", "fail", "d")
+    results = judge.generate_many(
+        [GenerationRequest([{"role": "user", "content": q}], schema, 20, 0, 0.0) for q in questions]
+    )
+    assert in_flight.most == 4
+    assert [json.loads(r.text)["echo"] for r in results if not isinstance(r, Exception)] == ["a", "b", "d"]
+    assert isinstance(results[2], ServerError) and results[2].status == 500
+
+
+def test_a_run_with_batch_decode_sends_a_steps_calls_to_the_server_together(
+    stand_in: Callable[..., StandIn], tmp_path: Path
+) -> None:
+    in_flight = InFlight(0.1)
+
+    def answer(request: dict[str, Any]) -> tuple[int, Any]:
+        in_flight.hold()
+        return _valid(request)
+
+    server = stand_in(_then(answer))
+    result = evaluate(ROWS, ["faithfulness"], judge=server.url, out=tmp_path / "run", batch_decode=4)
+    assert in_flight.most > 1
+    assert all(not math.isnan(s.scores["faithfulness"].value) for s in result.samples)
 
 
 @pytest.mark.parametrize(

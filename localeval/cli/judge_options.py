@@ -42,7 +42,8 @@ batch_decode_option = click.option(
     default=1,
     show_default=True,
     help="Judge calls of one step decoded together, sharing each decode step (1: one at a time, bit for bit as "
-    "older runs; more rounds the last bits differently, see docs/install.md).",
+    "older runs; more rounds the last bits differently, see docs/install.md). A server judge is sent N calls at "
+    "once, for its parallel slots.",
 )
 JUDGE_HELP = (
     "Judge: a GGUF file path, a registry name, or an OpenAI-compatible server's URL "

@@ -6,7 +6,7 @@ What a call shares with the prompt the KV cache already holds (the step's instru
 the context, when the last call was about the same response) sits there once, in sequence 0, and its cells are
 tagged with every sequence that starts with it rather than copied. Calls of the batch that share more than that
 (the statements of one response, checked against the same contexts) share it too: the first of them is
-evaluated, and the others take its cells and evaluate only their own tails. Afterwards sequence 0 holds the last
+evaluated, and the others take its cells and evaluate only their own tails, in a later pass. Afterwards sequence 0 holds the last
 call's prompt, so the next call on the same context, batched or not, evaluates only its own tail, as a lone call
 reuses the previous call's KV cache. Each sequence keeps its own grammar state, its own random draws and its own
 P(1) / P(yes) readings, exactly as a call decoded alone.
@@ -65,7 +65,7 @@ class _Sequence:
 
 
 # A call shares a longer prompt with an earlier one only where that saves at least this many tokens: below it,
-# the second pass of prompt evaluation that sharing needs costs more than it saves.
+# the extra pass of prompt evaluation that sharing needs costs more than it saves.
 MIN_SHARED_TAIL = 16
 
 
@@ -85,20 +85,26 @@ def held_lengths(held: Sequence[int], requests: Sequence[Request]) -> list[int]:
 
 
 def prompt_sources(requests: Sequence[Request], held: Sequence[int]) -> list[Source]:
-    """Per request, the earlier request whose evaluated prompt it reuses the longest part of, beyond the `held`
-    tokens it takes from the KV cache; requests that reuse none are evaluated first, and only they are reused (one
-    level deep)."""
+    """Per request, the earlier request whose prompt it shares the longest part of, beyond the `held` tokens it
+    takes from the KV cache; a request is evaluated a pass after the one it takes its cells from (prompt_passes)."""
     sources: list[Source] = []
     for n, request in enumerate(requests):
         best = Source(n, held[n])
-        for earlier, source in enumerate(sources):
-            if source.sequence != earlier:
-                continue
+        for earlier in range(n):
             length = min(shared_prefix(requests[earlier].tokens, request.tokens), len(request.tokens) - 1)
             if length > best.length:
                 best = Source(earlier, length)
         sources.append(best if best.length - held[n] >= MIN_SHARED_TAIL else Source(n, held[n]))
     return sources
+
+
+def prompt_passes(sources: Sequence[Source]) -> list[list[int]]:
+    """The requests whose prompts each pass evaluates: first those that take cells only from the KV cache, then
+    those that take an earlier pass's cells."""
+    depth: list[int] = []
+    for n, source in enumerate(sources):
+        depth.append(0 if source.sequence == n else depth[source.sequence] + 1)
+    return [[n for n, d in enumerate(depth) if d == level] for level in range(max(depth, default=-1) + 1)]
 
 
 def kv_cells_needed(requests: Sequence[Request], held: Sequence[int]) -> int:
@@ -139,11 +145,11 @@ def decode_together(
     batch = llama_cpp.llama_batch_init(llm.n_batch, 0, 1)
     decoded = False
     try:
-        reusing = [n for n, source in enumerate(sources) if source.sequence != n]
-        _evaluate_prompts(llm, batch, sequences, [n for n in range(len(sequences)) if n not in reusing])
-        for n in reusing:  # the cells of the earlier prompt it starts with, tagged with this sequence too
-            llama_cpp.llama_memory_seq_cp(memory, sources[n].sequence, n, held[n], sources[n].length)
-        _evaluate_prompts(llm, batch, sequences, reusing)
+        for which in prompt_passes(sources):
+            for n in which:  # the cells of the earlier prompt it starts with, tagged with this sequence too
+                if sources[n].sequence != n:
+                    llama_cpp.llama_memory_seq_cp(memory, sources[n].sequence, n, held[n], sources[n].length)
+            _evaluate_prompts(llm, batch, sequences, which)
         decoded = True
         while live := [(n, s) for n, s in enumerate(sequences) if s.finish is None]:
             if deadline is not None and time.perf_counter() >= deadline:

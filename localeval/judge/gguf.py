@@ -6,7 +6,7 @@ import contextlib
 import io
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -149,7 +149,9 @@ class GGUFJudge:
     def generate_many(self, requests: list[GenerationRequest]) -> list[Generation | Exception]:
         """Each request's generation, or the exception generate() would raise for it (ContextOverflow,
         TimeoutError, or the error of a failed decode). Calls are decoded together in batches of up to
-        config.batch_decode, in order; a batch of one is decoded alone, exactly as generate() does."""
+        config.batch_decode, in order, each of calls with the same instructions and examples (one step in one
+        language), whose kept prefix state the batch starts from; a batch of one is decoded alone, exactly as
+        generate() does."""
         from localeval.judge.batch_decoding import Request
 
         results: list[Generation | Exception] = [RuntimeError("not decoded")] * len(requests)
@@ -160,11 +162,13 @@ class GGUFJudge:
                 results[n] = ContextOverflow(len(tokens), request.max_tokens, self.n_ctx)
                 continue
             grammar = _grammar(json.dumps(request.schema))
-            batch.append(
-                _Batched(
-                    n, prefix_length, Request(tokens, grammar, request.max_tokens, request.seed, request.temperature)
-                )
+            call = _Batched(
+                n, prefix_length, Request(tokens, grammar, request.max_tokens, request.seed, request.temperature)
             )
+            if batch and call.prefix != batch[0].prefix:
+                self._decode_batch(batch, requests, results)
+                batch = []
+            batch.append(call)
             if len(batch) == self.config.batch_decode:
                 self._decode_batch(batch, requests, results)
                 batch = []
@@ -235,6 +239,10 @@ class _Batched:
     index: int
     prefix_length: int
     request: Request
+
+    @property
+    def prefix(self) -> Sequence[int]:
+        return self.request.tokens[: self.prefix_length]
 
 
 class JudgeTokenizer:
