@@ -6,10 +6,10 @@ What a call shares with the prompt the KV cache already holds (the step's instru
 the context, when the last call was about the same response) sits there once, in sequence 0, and its cells are
 tagged with every sequence that starts with it rather than copied. Calls of the batch that share more than that
 (the statements of one response, checked against the same contexts) share it too: the first of them is
-evaluated, and the others take its cells and evaluate only their own tails, in a later pass. Afterwards sequence 0 holds the last
-call's prompt, so the next call on the same context, batched or not, evaluates only its own tail, as a lone call
-reuses the previous call's KV cache. Each sequence keeps its own grammar state, its own random draws and its own
-P(1) / P(yes) readings, exactly as a call decoded alone.
+evaluated, and the others take its cells and evaluate only their own tails, in a later pass. Afterwards sequence
+0 holds the last call's prompt, so the next call on the same context, batched or not, evaluates only its own
+tail, as a lone call reuses the previous call's KV cache. Each sequence keeps its own grammar state, its own
+random draws and its own P(1) / P(yes) readings, exactly as a call decoded alone.
 """
 
 from __future__ import annotations
