@@ -63,12 +63,12 @@ class KVAwareJudge:
         self.distinct_prompt_tokens = 0
 
     def generate(self, messages, schema, max_tokens, seed, temperature):
-        generation = self.inner.generate(messages, schema, max_tokens, seed, temperature)
-        self.distinct_prompt_tokens += generation.prompt_tokens - generation.reused_prompt_tokens
-        return generation
+        return self._count([self.inner.generate(messages, schema, max_tokens, seed, temperature)])[0]
 
     def generate_many(self, requests):
-        generations = self.inner.generate_many(requests)
+        return self._count(self.inner.generate_many(requests))
+
+    def _count(self, generations):
         for generation in generations:
             if not isinstance(generation, Exception):
                 self.distinct_prompt_tokens += generation.prompt_tokens - generation.reused_prompt_tokens

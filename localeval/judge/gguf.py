@@ -27,6 +27,7 @@ from localeval.judge.protocol import (
     GenerationRequest,
     JudgeConfig,
     JudgeTimings,
+    generate_alone,
 )
 
 if TYPE_CHECKING:
@@ -182,13 +183,7 @@ class GGUFJudge:
         from localeval.judge.batch_decoding import decode_together, held_lengths, kv_cells_needed
 
         if len(batch) == 1:
-            request = requests[batch[0].index]
-            try:
-                results[batch[0].index] = self.generate(
-                    request.messages, request.schema, request.max_tokens, request.seed, request.temperature
-                )
-            except Exception as error:  # as decoded together: each call's failure is its own
-                results[batch[0].index] = error
+            results[batch[0].index] = generate_alone(self, requests[batch[0].index])
             return
         started = time.perf_counter()
         first = batch[0].request.tokens

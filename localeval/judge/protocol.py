@@ -124,6 +124,14 @@ class JudgeBackend(Protocol):
     ) -> Generation: ...
 
 
+def generate_alone(judge: JudgeBackend, request: GenerationRequest) -> Generation | Exception:
+    """One request decoded on its own, or the exception that stopped it: as in a batch, its failure is its own."""
+    try:
+        return judge.generate(request.messages, request.schema, request.max_tokens, request.seed, request.temperature)
+    except Exception as error:
+        return error
+
+
 @dataclass(frozen=True)
 class CallUsage:
     prompt_tokens: int = 0

@@ -33,7 +33,7 @@ from typing import Any
 
 from localeval.errors import ConfigError
 from localeval.judge.chat_template import Message
-from localeval.judge.protocol import ContextOverflow, Generation, GenerationRequest, JudgeConfig
+from localeval.judge.protocol import ContextOverflow, Generation, GenerationRequest, JudgeConfig, generate_alone
 
 SCHEMA_FORMS = ("json_schema", "json_object")
 TOP_LOGPROBS = 10  # enough to hold both a 0 and a 1 (or a no and a yes) wherever the judge writes one
@@ -110,19 +110,10 @@ class ServerJudge:
     def generate_many(self, requests: list[GenerationRequest]) -> list[Generation | Exception]:
         """Each request's generation, or the exception generate() raises for it; all sent at once, so that a server
         with parallel slots (llama-server --parallel N, vLLM) decodes them together."""
-
-        def one(request: GenerationRequest) -> Generation | Exception:
-            try:
-                return self.generate(
-                    request.messages, request.schema, request.max_tokens, request.seed, request.temperature
-                )
-            except Exception as error:  # as decoded together: each call's failure is its own
-                return error
-
         if len(requests) < 2:
-            return [one(request) for request in requests]
+            return [generate_alone(self, request) for request in requests]
         with ThreadPoolExecutor(max_workers=len(requests)) as pool:
-            return list(pool.map(one, requests))
+            return list(pool.map(lambda request: generate_alone(self, request), requests))
 
     def close(self) -> None:
         """Nothing is held between calls."""
