@@ -7,7 +7,8 @@ import pytest
 
 from localeval.data.samples import Sample
 from localeval.judge import batch_decoding, estimate
-from localeval.judge.gguf import GGUFJudge
+from localeval.judge.gguf import GGUFJudge, _grammar
+from localeval.judge.prompt_lookup import PromptLookup
 from localeval.judge.protocol import ContextOverflow, GenerationRequest, JudgeConfig
 from localeval.metrics.faithfulness import faithfulness
 from localeval.run.runner import run_metrics
@@ -254,3 +255,84 @@ def test_calls_on_the_same_context_share_its_evaluation_and_answer_as_alone(qwen
             assert verdicts[0] == verdicts[1]
             answered += 1
     assert answered >= 3
+
+
+STATEMENTS = STEPS["statements"].json_schema()
+SENTENCES = [
+    "The Eiffel Tower was built by the company of Gustave Eiffel between 1887 and 1889 in Paris.",
+    "Mount Everest, on the border of Nepal and China, is 8,849 metres above sea level.",
+    "The Nile flows north through Egypt and ends in the Mediterranean Sea.",
+    "Marie Curie won the Nobel Prize in Physics in 1903 and in Chemistry in 1911.",
+]
+
+
+def _rewrite(sentence: str) -> GenerationRequest:
+    instructions = (
+        'Rewrite the sentence as a list of short statements, in its own words. Reply with JSON only: {"statements": '
+        "[...]}."
+    )
+    messages = [{"role": "system", "content": instructions}, {"role": "user", "content": f"Sentence: {sentence}"}]
+    return GenerationRequest(messages, STATEMENTS, 120, 0, 0.0)
+
+
+def test_a_batch_checks_prompt_lookup_guesses_and_keeps_those_the_judge_would_write(qwen05_path: Path, qwen05_judge):
+    """Statements copy their sentence, so most guessed tokens are kept. Guessing changes how many tokens a step
+    decodes, never which token is drawn: the statements are those decoded alone, up to a batch's last bits."""
+    judge = GGUFJudge(qwen05_path, JudgeConfig(n_ctx=4096, batch_decode=4, draft_tokens=3))
+    together = judge.generate_many([_rewrite(s) for s in SENTENCES])
+    drafted, kept = judge._llm.drafted_tokens, judge._llm.kept_draft_tokens
+    assert kept > sum(g.completion_tokens for g in together) / 3  # a third of the answers' tokens were guessed right
+    assert drafted > kept  # and some guesses were wrong, and dropped
+    same = 0
+    for sentence, generation in zip(SENTENCES, together):
+        alone = _alone(qwen05_judge, _rewrite(sentence))
+        statements = json.loads(generation.text, strict=False)["statements"]
+        assert statements and not generation.truncated
+        same += statements == json.loads(alone.text, strict=False)["statements"]
+    assert same >= 3
+
+
+class _WrongGuess:
+    """Guesses a token the judge never writes here (a rare CJK character), at every step."""
+
+    def __init__(self, token: int):
+        self.token = token
+
+    def __call__(self, tokens):
+        import numpy as np
+
+        return np.array([self.token] * 3, dtype=np.intc)
+
+
+def test_a_wrong_guess_is_dropped_and_the_answers_are_as_without_guesses(smollm_path: Path):
+    """Each step checks three wrong tokens per sequence: none is kept, and their cells are dropped before the next
+    step, so the answers are those decoded with no guesses."""
+    judge = GGUFJudge(smollm_path, JudgeConfig(n_ctx=4096, batch_decode=4, draft_tokens=0))
+    llm = judge._llm
+    [wrong] = llm.tokenize("龘".encode(), add_bos=False, special=False)[-1:]
+    requests = []
+    for question in QUESTIONS:
+        tokens, _ = judge.tokenizer.prompt_and_prefix(_request(question).messages)
+        requests.append(batch_decoding.Request(tokens, _grammar(json.dumps(SCHEMA)), 40, 0, 0.0))
+    judge.forget_context()
+    plain = batch_decoding.decode_together(llm, requests)
+    judge.forget_context()
+    guessed = batch_decoding.decode_together(llm, requests, drafts=_WrongGuess(wrong))
+    assert all(d.kept_draft_tokens == 0 for d in guessed)
+    for d in guessed:  # three guesses at each step after the first token, fewer where the budget ends
+        steps_from = range(1, d.completion_tokens + (d.finish == "stop"))  # tokens written before each step
+        assert d.drafted_tokens == sum(min(3, 40 - written - 1) for written in steps_from)
+    assert [json.loads(d.text, strict=False)["verdict"] for d in guessed if d.finish == "stop"] == [
+        json.loads(d.text, strict=False)["verdict"] for d in plain if d.finish == "stop"
+    ]
+    assert [d.completion_tokens for d in guessed] == [d.completion_tokens for d in plain]
+
+
+def test_a_guess_never_runs_past_the_budget():
+    """Each checked token can add a drawn one, so a sequence with b tokens of budget left guesses at most b - 1."""
+    request = batch_decoding.Request(list(range(40)), None, 6, 0, 0.0)  # type: ignore[arg-type]
+    lookup = PromptLookup(max_draft=8)
+    for written, expected in [([10, 11], 3), ([10, 11, 12, 13], 1), ([10, 11, 12, 13, 14], 0)]:
+        s = batch_decoding._Sequence(request, None, 40, list(written))  # type: ignore[arg-type]
+        assert batch_decoding._guess(s, lookup) == list(range(written[-1] + 1, written[-1] + 1 + expected))
+    assert batch_decoding._guess(batch_decoding._Sequence(request, None, 40, [10]), None) == []  # type: ignore[arg-type]

@@ -10,6 +10,11 @@ evaluated, and the others take its cells and evaluate only their own tails, in a
 0 holds the last call's prompt, so the next call on the same context, batched or not, evaluates only its own
 tail, as a lone call reuses the previous call's KV cache. Each sequence keeps its own grammar state, its own
 random draws and its own P(1) / P(yes) readings, exactly as a call decoded alone.
+
+Each sequence also carries the tokens prompt lookup guesses it will write next (prompt_lookup.py), as a lone
+call does: a step then checks them all, and a sequence keeps its guess up to the first token it would not have
+picked. The batch's step costs a little more for them, and takes fewer steps: a batch lasts as long as its
+longest answer, whose last steps often hold one or two sequences, where the guesses pay as they do alone.
 """
 
 from __future__ import annotations
@@ -20,10 +25,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import llama_cpp
+import numpy as np
 
 from localeval.judge.estimate import shared_prefix
 from localeval.judge.grammar_sampling import GrammarCheckedLlama, GrammarCheckedSampler, Truncation
 from localeval.judge.prefix_states import SEQUENCE as PREFIX_SEQUENCE  # where a lone call's prefix sits
+from localeval.judge.prompt_lookup import PromptLookup
 
 if TYPE_CHECKING:
     from llama_cpp import LlamaGrammar
@@ -52,6 +59,8 @@ class Decoded:
     choice_probabilities: dict[str, list[float]]
     seconds: float = 0.0
     reused_prompt_tokens: int = 0  # taken from the KV cache: what it held before the batch, or an earlier call's prompt
+    drafted_tokens: int = 0  # guessed by prompt lookup, and checked
+    kept_draft_tokens: int = 0  # of those, the ones the judge picked itself
 
 
 @dataclass
@@ -62,6 +71,8 @@ class _Sequence:
     generated: list[int] = field(default_factory=list)
     pending: int | None = None  # sampled, not yet in the KV cache
     finish: str | None = None
+    drafted: int = 0
+    kept: int = 0
 
 
 # A call shares a longer prompt with an earlier one only where that saves at least this many tokens: below it,
@@ -114,9 +125,12 @@ def kv_cells_needed(requests: Sequence[Request], held: Sequence[int]) -> int:
 
 
 def decode_together(
-    llm: GrammarCheckedLlama, requests: Sequence[Request], deadline: float | None = None
+    llm: GrammarCheckedLlama,
+    requests: Sequence[Request],
+    deadline: float | None = None,
+    drafts: PromptLookup | None = None,
 ) -> list[Decoded]:
-    """Decode `requests` side by side, sequence i for request i.
+    """Decode `requests` side by side, sequence i for request i, each step checking what `drafts` guesses.
 
     Before, sequence 0 holds the prompt llm.input_ids[:llm.n_tokens] says, and the other sequences nothing; each
     request takes from it what it shares. Afterwards sequence 0 holds the last request's prompt (as llm.input_ids
@@ -156,8 +170,7 @@ def decode_together(
                 for _, s in live:
                     s.finish = "timeout"
                 break
-            step: list[Entry] = [(_pending(s), s.position, n, True) for n, s in live]
-            _decode(llm, batch, step, lambda i: live[i][1])
+            _step(llm, memory, batch, live, drafts)
     finally:
         llama_cpp.llama_batch_free(batch)
         if decoded:
@@ -174,6 +187,8 @@ def decode_together(
             s.sampler.choice_probabilities,
             seconds * (len(s.generated) + 1) / written,  # the batch's time, shared by the tokens each wrote
             source.length,
+            s.drafted,
+            s.kept,
         )
         for s, source in zip(sequences, sources)
     ]
@@ -195,30 +210,82 @@ def _evaluate_prompts(
         _decode(llm, batch, chunk, lambda i: sequences[chunk[i][2]])
 
 
+def _step(
+    llm: GrammarCheckedLlama,
+    memory: llama_cpp.llama_memory_t,
+    batch: llama_cpp.llama_batch,
+    live: list[tuple[int, _Sequence]],
+    drafts: PromptLookup | None,
+) -> None:
+    """One token step of the live sequences: each puts its pending token in the KV cache, with the tokens `drafts`
+    guesses after it, and draws at every one of them while the draws agree with the guess. The cells of the guess
+    past the first disagreement are dropped, and the token drawn there is the next step's pending one."""
+    entries: list[Entry] = []
+    guesses = []
+    spare = llm.n_batch - len(live)  # a llama_batch's room, past the pending tokens
+    for n, s in live:
+        guess = _guess(s, drafts)[: max(spare, 0)]
+        spare -= len(guess)
+        entries.append((_pending(s), s.position, n, True))
+        entries.extend((token, s.position + 1 + j, n, True) for j, token in enumerate(guess))
+        guesses.append(guess)
+    _run(llm, batch, entries)
+    i = 0
+    for (n, s), guess in zip(live, guesses):
+        kept = 0
+        while _draw(llm, s, i + kept) and kept < len(guess) and s.pending == guess[kept]:
+            kept += 1
+        s.position += kept + 1
+        s.drafted, s.kept = s.drafted + len(guess), s.kept + kept
+        if kept < len(guess):
+            llama_cpp.llama_memory_seq_rm(memory, n, s.position, -1)
+        i += len(guess) + 1
+
+
+def _guess(s: _Sequence, drafts: PromptLookup | None) -> list[int]:
+    """What prompt lookup proposes the sequence writes after its pending token, within the budget left."""
+    room = s.request.max_tokens - len(s.generated) - 1  # every checked token can add one drawn token
+    if drafts is None or room <= 0:
+        return []
+    proposed = drafts(np.asarray([*s.request.tokens, *s.generated], dtype=np.intc))
+    return [int(token) for token in proposed[:room]]
+
+
 def _decode(
     llm: GrammarCheckedLlama,
     batch: llama_cpp.llama_batch,
     entries: list[Entry],
     sequence_at: Callable[[int], _Sequence],
 ) -> None:
-    """One llama_decode of (token, position, sequence, wants logits) entries; at each entry that wants logits the
-    sequence draws its next token, unless the answer is closed or its budget spent."""
+    """One llama_decode of a prompt pass's (token, position, sequence, wants logits) entries; at each entry that
+    wants logits (a prompt's last token) its sequence draws its first token."""
+    _run(llm, batch, entries)
+    for i, (_, position, _, logits) in enumerate(entries):
+        if logits:
+            s = sequence_at(i)
+            s.position = position + 1
+            _draw(llm, s, i)
+
+
+def _run(llm: GrammarCheckedLlama, batch: llama_cpp.llama_batch, entries: list[Entry]) -> None:
     fill_batch(batch, entries)
     if (status := llama_cpp.llama_decode(llm.ctx, batch)) != 0:
         raise RuntimeError(f"llama_decode failed ({status}) on a batch of {len(entries)} tokens")
-    for i, (_, position, _, logits) in enumerate(entries):
-        if not logits:
-            continue
-        s: _Sequence = sequence_at(i)
-        s.position = position + 1
-        token = s.sampler.sample(llm.ctx, i)
-        if llama_cpp.llama_vocab_is_eog(llm._model.vocab, token):
-            s.finish = "stop"
-            continue
-        s.generated.append(token)
-        s.pending = token
-        if len(s.generated) >= s.request.max_tokens:
-            s.finish = "length"
+
+
+def _draw(llm: GrammarCheckedLlama, s: _Sequence, i: int) -> bool:
+    """The sequence draws its next token from the logits of batch entry `i`; False once it is finished: the answer
+    closed or the budget spent."""
+    token = s.sampler.sample(llm.ctx, i)
+    if llama_cpp.llama_vocab_is_eog(llm._model.vocab, token):
+        s.finish = "stop"
+        return False
+    s.generated.append(token)
+    s.pending = token
+    if len(s.generated) >= s.request.max_tokens:
+        s.finish = "length"
+        return False
+    return True
 
 
 def fill_batch(batch: llama_cpp.llama_batch, entries: list[Entry]) -> None:

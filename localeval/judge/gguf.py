@@ -198,7 +198,7 @@ class GGUFJudge:
         deadline = None if self.config.timeout is None else started + self.config.timeout
         llm.last_sampler = None
         try:
-            decoded = decode_together(llm, [b.request for b in batch], deadline)
+            decoded = decode_together(llm, [b.request for b in batch], deadline, llm.prompt_lookup)
         except Exception as error:  # a failed decode costs this batch's calls, not the run
             for b in batch:
                 results[b.index] = error
@@ -209,6 +209,8 @@ class GGUFJudge:
         decoding = sum(out.seconds for out in decoded) or 1.0  # the batch's time less the prefix's: share it all
         for b, out in zip(batch, decoded):
             self._generated_tokens += out.completion_tokens
+            llm.drafted_tokens += out.drafted_tokens
+            llm.kept_draft_tokens += out.kept_draft_tokens
             if out.finish == "timeout":
                 results[b.index] = TimeoutError(
                     f"no answer within the judge timeout of {self.config.timeout:g} s: stopped after "

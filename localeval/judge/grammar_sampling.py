@@ -195,6 +195,11 @@ class GrammarCheckedLlama(Llama):
         self.drafted_tokens = self.kept_draft_tokens = 0
         self._open_draft: tuple[int, int] | None = None  # (tokens read when drafted, draft length)
 
+    @property
+    def prompt_lookup(self) -> PromptLookup | None:
+        """What guesses the next tokens of a generation; batched generations use it too (batch_decoding.py)."""
+        return self._prompt_lookup
+
     def _draft(self, input_ids: np.ndarray) -> np.ndarray:
         """Called by Llama.generate after each accepted run of tokens; the next eval() checks what it returns."""
         assert self._prompt_lookup is not None
