@@ -56,9 +56,25 @@ def test_generated_questions_come_back_in_the_samples_language(executor, lang):
     _, answer = SAMPLES[lang]
     outcome = executor.run(Call.of("questions", response=answer, count="3"), lang)
     assert outcome.failure is None, outcome.detail
-    questions = [q.question for q in outcome.output.questions]
+    questions = outcome.output.questions
     assert len(questions) == 3
     assert all(in_language(q, lang) for q in questions), questions
+    assert outcome.output.noncommittal == 0  # the answer says how long or how high
+
+
+EVASIONS = {
+    "en": "I'm sorry, I don't know anything about that.",
+    "ja": "申し訳ありませんが、それについてはわかりません。",
+    "zh": "抱歉，我不知道这方面的情况。",
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lang", EVASIONS)
+def test_an_evasive_response_is_flagged_noncommittal_once(executor, lang):
+    outcome = executor.run(Call.of("questions", response=EVASIONS[lang], count="3"), lang)
+    assert outcome.failure is None, outcome.detail
+    assert outcome.output.noncommittal == 1, outcome.output
 
 
 @pytest.mark.slow

@@ -15,8 +15,6 @@ from localeval.steps.prompts import DATA_FILE, LANGUAGES, PromptLibrary
 
 DEFAULTS = bundled_prompts_dir()
 FIELD_NAMES = {name for step in STEPS.values() for name in step.output.model_json_schema()["properties"]} | {
-    "question",
-    "noncommittal",
     "JSON",
     "yes",
     "no",

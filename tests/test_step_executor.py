@@ -261,12 +261,7 @@ def test_a_long_sentence_keeps_the_statement_type_limit():
 
 
 def test_questions_schema_and_budget_follow_the_count():
-    judge = FakeJudge(
-        [
-            '{"questions": [{"question": "A?", "noncommittal": 0}, {"question": "B?", "noncommittal": 0}, '
-            '{"question": "C?", "noncommittal": 1}]}'
-        ]
-    )
+    judge = FakeJudge(['{"questions": ["A?", "B?", "C?"], "noncommittal": 0}'])
     executor(judge).run(Call.of("questions", response="Paris is big.", count="3"), "en")
     [sent] = judge.calls
     questions = sent.schema["properties"]["questions"]

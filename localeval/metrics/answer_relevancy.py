@@ -18,19 +18,16 @@ def answer_relevancy(sample: Sample, options: MetricOptions = DEFAULT_OPTIONS) -
 
     One call writes all `strictness` questions (the grammar fixes their number), so the judge varies
     them instead of sampling the same question again. Cosines below 0 count as 0. The score is 0
-    when every generated question is flagged noncommittal (an evasive answer).
+    when the judge flags the response noncommittal (an evasive answer).
     """
-    generated = (yield Call.of("questions", response=sample.text("response"), count=str(options.strictness))).questions
-    texts = [q.question for q in generated]
-    vectors = yield Embed((sample.text("user_input"), *texts))
+    answer = yield Call.of("questions", response=sample.text("response"), count=str(options.strictness))
+    vectors = yield Embed((sample.text("user_input"), *answer.questions))
     cosines = [unit_interval(float(np.dot(vectors[0], v))) for v in vectors[1:]]
     evidence = {
-        "questions": [
-            {"question": q.question, "noncommittal": q.noncommittal, "cosine": round(c, 4)}
-            for q, c in zip(generated, cosines)
-        ]
+        "noncommittal": answer.noncommittal,
+        "questions": [{"question": q, "cosine": round(c, 4)} for q, c in zip(answer.questions, cosines)],
     }
-    if all(q.noncommittal for q in generated):
+    if answer.noncommittal:
         return Score(0.0, evidence=evidence)
     value = mean(cosines)
     if math.isnan(value):

@@ -47,7 +47,7 @@ def stand_in(step: str, inputs: Mapping[str, StepInput]) -> dict[str, Any]:
         return {"reason": _words(str(inputs["response"]), REASON_WORDS[step])[:300], "score": 3}
     if step == "questions":
         question = _words(str(inputs["response"]), QUESTION_WORDS)[:190] + "?"
-        return {"questions": [{"question": question, "noncommittal": 0}] * int(str(inputs["count"]))}
+        return {"questions": [question] * int(str(inputs["count"])), "noncommittal": 0}
     if step in ("sentence_relevance", "response_focus"):
         return {"verdicts": [1] * len(inputs["sentences"])}
     if step == "entities":

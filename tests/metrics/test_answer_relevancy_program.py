@@ -14,7 +14,7 @@ from localeval.metrics.answer_relevancy import answer_relevancy
 from localeval.metrics.options import MetricOptions
 from localeval.models.encoders import Embed
 from localeval.steps import Call
-from localeval.steps.questions import GeneratedQuestion, Questions
+from localeval.steps.questions import Questions
 
 QUESTION = "Where is the Eiffel Tower?"
 RESPONSE = "The Eiffel Tower is in Paris."
@@ -31,14 +31,14 @@ def sample() -> Sample:
     return Sample("q1", 1, user_input=QUESTION, response=RESPONSE)
 
 
-def questions(*flagged: tuple[str, int]) -> Questions:
-    return Questions(questions=[GeneratedQuestion(question=q, noncommittal=n) for q, n in flagged])
+def questions(*written: str, noncommittal: int = 0) -> Questions:
+    return Questions(questions=list(written), noncommittal=noncommittal)
 
 
 def run(generated: Questions, vectors: list[list[float]]) -> Score:
     program = answer_relevancy.compute(sample())
     next(program)
-    assert program.send(generated) == Embed((QUESTION, *(q.question for q in generated.questions)))
+    assert program.send(generated) == Embed((QUESTION, *generated.questions))
     return finish(program, np.array(vectors, dtype=np.float64))
 
 
@@ -62,41 +62,36 @@ def test_strictness_sets_the_count_and_the_embedded_texts():
     program = answer_relevancy.compute(sample(), MetricOptions(strictness=5))
     assert next(program) == Call("questions", (("count", "5"), ("response", RESPONSE)))
     names = [f"Question {i}?" for i in range(5)]
-    assert program.send(questions(*((n, 0) for n in names))) == Embed((QUESTION, *names))
+    assert program.send(questions(*names)) == Embed((QUESTION, *names))
     # cosines 0.6, 0, 0, 0, 0 -> 0.6 / 5
     score = finish(program, np.array([Q, COS_06, COS_0, COS_0, COS_0, COS_0]))
     assert score.value == pytest.approx(0.12)
 
 
 def test_mean_of_clamped_cosines_with_evidence():
-    generated = questions(("Where is the Eiffel Tower?", 0), ("Which city has the tower?", 0), ("What is Paris?", 0))
+    generated = questions("Where is the Eiffel Tower?", "Which city has the tower?", "What is Paris?")
     score = run(generated, [Q, COS_06, COS_S, COS_NEG])
     # (0.6 + 0.70710678 + 0) / 3 = 0.43570226; the negative cosine counts as 0, not -0.8
     assert score.value == pytest.approx((0.6 + S) / 3)
     assert score.reason is None
     assert score.evidence == {
+        "noncommittal": 0,
         "questions": [
-            {"question": "Where is the Eiffel Tower?", "noncommittal": 0, "cosine": 0.6},
-            {"question": "Which city has the tower?", "noncommittal": 0, "cosine": 0.7071},
-            {"question": "What is Paris?", "noncommittal": 0, "cosine": 0.0},
-        ]
+            {"question": "Where is the Eiffel Tower?", "cosine": 0.6},
+            {"question": "Which city has the tower?", "cosine": 0.7071},
+            {"question": "What is Paris?", "cosine": 0.0},
+        ],
     }
 
 
 def test_all_negative_cosines_score_zero():
-    score = run(questions(("A?", 0), ("B?", 0), ("C?", 0)), [Q, COS_NEG, COS_NEG, [-1.0, 0.0, 0.0]])
+    score = run(questions("A?", "B?", "C?"), [Q, COS_NEG, COS_NEG, [-1.0, 0.0, 0.0]])
     assert score.value == 0.0
     assert [q["cosine"] for q in score.evidence["questions"]] == [0.0, 0.0, 0.0]
 
 
-def test_all_noncommittal_scores_zero_despite_high_cosines():
-    score = run(questions(("Where is it?", 1), ("Where?", 1), ("Is it anywhere?", 1)), [Q, Q, COS_06, COS_S])
+def test_a_noncommittal_response_scores_zero_despite_high_cosines():
+    score = run(questions("Where is it?", "Where?", "Is it anywhere?", noncommittal=1), [Q, Q, COS_06, COS_S])
     assert (score.value, score.reason) == (0.0, None)
-    assert score.evidence["questions"][0] == {"question": "Where is it?", "noncommittal": 1, "cosine": 1.0}
-
-
-def test_partly_noncommittal_keeps_the_mean():
-    score = run(questions(("Where is it?", 1), ("Where is the tower?", 0), ("Which city?", 0)), [Q, COS_06, Q, COS_0])
-    # (0.6 + 1 + 0) / 3 = 0.5333...
-    assert score.value == pytest.approx(1.6 / 3)
-    assert [q["noncommittal"] for q in score.evidence["questions"]] == [1, 0, 0]
+    assert score.evidence["noncommittal"] == 1
+    assert score.evidence["questions"][0] == {"question": "Where is it?", "cosine": 1.0}

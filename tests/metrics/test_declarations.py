@@ -21,7 +21,7 @@ from localeval.steps import Call, criteria
 from localeval.steps.completeness import QuestionParts
 from localeval.steps.entities import Entities
 from localeval.steps.prompts import PromptLibrary
-from localeval.steps.questions import GeneratedQuestion, Questions
+from localeval.steps.questions import Questions
 from localeval.steps.relevance import SentenceVerdicts
 from localeval.steps.rubric import RubricGrade
 from localeval.steps.statements import StatedClaim, Statements
@@ -84,9 +84,7 @@ def canned(call: Call) -> object:
         "statement_support": lambda: SupportVerdict(verdict=1, probability=0.9),
         "context_usefulness": lambda: Verdict(reason="Used.", verdict=1, probability=0.9),
         "critique": lambda: CritiqueAnswer(answer="yes", reason="Fine."),
-        "questions": lambda: Questions(
-            questions=[GeneratedQuestion(question="What is the capital?", noncommittal=0)] * int(inputs["count"])
-        ),
+        "questions": lambda: Questions(questions=["What is the capital?"] * int(inputs["count"]), noncommittal=0),
         "sentence_relevance": lambda: SentenceVerdicts(verdicts=[1] * len(inputs["sentences"])),
         "entities": lambda: Entities(entities=["Paris"]),
         "rubric": lambda: RubricGrade(reason="Good.", score=4),
