@@ -23,7 +23,9 @@ class JudgeProbability:
 
 class Verdict(JudgeProbability, BaseModel):
     # The reason comes before the verdict, and the reports show it. For statement_support a reason first
-    # did not make P agree better with people (SupportVerdict); for these steps that is not measured.
+    # did not make P agree better with people (SupportVerdict). For context_usefulness and part_answered the
+    # verdict alone ranked as well but called far more passages useful and non-answers answered, P's level that
+    # a score is read by (docs/install.md, "Speed on a CPU"), so they keep it.
     reason: str = Field(min_length=1, max_length=240)
     verdict: Literal[0, 1]
     # The judge's own P(verdict = 1), read from its token probabilities where it wrote the verdict.
